@@ -1,0 +1,122 @@
+package addr
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Node is the address of one node instance.
+type Node struct {
+	Kind string // block type: exec, git_repo, ...
+	Name string // block label
+	Key  Key    // instance key; NoKey for a block without for_each or count
+}
+
+// Key is an instance key: a string (for_each) or an integer (count).
+type Key struct {
+	Str   string
+	Int   int
+	IsInt bool
+	Set   bool
+}
+
+// NoKey is the key of a block without for_each or count.
+var NoKey = Key{}
+
+// StringKey returns a for_each instance key.
+func StringKey(s string) Key { return Key{Str: s, Set: true} }
+
+// IntKey returns a count instance key.
+func IntKey(i int) Key { return Key{Int: i, IsInt: true, Set: true} }
+
+func (k Key) String() string {
+	switch {
+	case !k.Set:
+		return ""
+	case k.IsInt:
+		return "[" + strconv.Itoa(k.Int) + "]"
+	default:
+		return "[" + strconv.Quote(k.Str) + "]"
+	}
+}
+
+// Block returns the address of the block the instance belongs to.
+func (n Node) Block() Node { return Node{Kind: n.Kind, Name: n.Name} }
+
+func (n Node) String() string { return n.Kind + "." + n.Name + n.Key.String() }
+
+// Less orders addresses by kind, name and key, integers numerically.
+func (n Node) Less(o Node) bool {
+	if n.Kind != o.Kind {
+		return n.Kind < o.Kind
+	}
+	if n.Name != o.Name {
+		return n.Name < o.Name
+	}
+	if n.Key.IsInt && o.Key.IsInt {
+		return n.Key.Int < o.Key.Int
+	}
+	return n.Key.String() < o.Key.String()
+}
+
+// FileName is the address as one path element: characters outside
+// [A-Za-z0-9._-] in the instance key are written as %XX, brackets kept.
+func (n Node) FileName() string {
+	s := n.Kind + "." + n.Name
+	if !n.Key.Set {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s)
+	b.WriteByte('[')
+	raw := n.Key.Str
+	if n.Key.IsInt {
+		raw = strconv.Itoa(n.Key.Int)
+	}
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// Parse reads an address as users type it: exec.a, exec.a["k"], exec.a[3].
+// A bare word key (exec.a[k]) is accepted as a string key.
+func Parse(s string) (Node, error) {
+	rest := s
+	var key Key
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		if !strings.HasSuffix(s, "]") {
+			return Node{}, fmt.Errorf("address %q: missing closing ]", s)
+		}
+		inner := s[i+1 : len(s)-1]
+		rest = s[:i]
+		switch {
+		case strings.HasPrefix(inner, `"`):
+			v, err := strconv.Unquote(inner)
+			if err != nil {
+				return Node{}, fmt.Errorf("address %q: bad key %s", s, inner)
+			}
+			key = StringKey(v)
+		default:
+			if n, err := strconv.Atoi(inner); err == nil {
+				key = IntKey(n)
+			} else if inner != "" {
+				key = StringKey(inner)
+			} else {
+				return Node{}, fmt.Errorf("address %q: empty key", s)
+			}
+		}
+	}
+	kind, name, ok := strings.Cut(rest, ".")
+	if !ok || kind == "" || name == "" || strings.Contains(name, ".") {
+		return Node{}, fmt.Errorf("address %q: want TYPE.NAME, for example exec.train or exec.sweep[\"a\"]", s)
+	}
+	return Node{Kind: kind, Name: name, Key: key}, nil
+}
