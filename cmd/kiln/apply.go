@@ -1,0 +1,155 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/render"
+	"github.com/kilnbuild/kiln/engine/run"
+)
+
+type applyArgs struct {
+	pipelineArgs
+	targetArgs
+	parallelism int
+	resources   listFlag
+	failFast    bool
+	quiet       bool
+}
+
+func applyFlags() (*flag.FlagSet, *applyArgs) {
+	a := &applyArgs{}
+	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	a.pipelineArgs.register(fs)
+	a.targetArgs.register(fs)
+	fs.IntVar(&a.parallelism, "parallelism", runtime.NumCPU(), "run at most N nodes at once")
+	fs.Var(&a.resources, "resource", "capacity of a resource pool: -resource npu=8 (repeatable; default: what a host node reports)")
+	fs.BoolVar(&a.failFast, "fail-fast", false, "start nothing new after the first failure (default: keep going with independent nodes)")
+	fs.BoolVar(&a.quiet, "quiet", false, "do not stream the nodes' output (it stays in kiln logs ADDR)")
+	return fs, a
+}
+
+func init() {
+	flagSets["apply"] = func() *flag.FlagSet { fs, _ := applyFlags(); return fs }
+	register(&command{name: "apply", summary: "rebuild what is stale, in parallel", usage: "kiln apply [flags] [PATH | PLANFILE]", run: runApply})
+}
+
+func runApply(c *cli, args []string) int {
+	fs, a := applyFlags()
+	pos, err := parse(fs, args)
+	if err != nil {
+		fmt.Fprintln(c.stderr, "kiln apply:", err)
+		return 1
+	}
+	path, err := onePath(pos, "apply")
+	if err != nil {
+		fmt.Fprintln(c.stderr, err)
+		return 1
+	}
+	var saved *savedPlan
+	if strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".plan") || strings.HasSuffix(path, ".kilnplan") {
+		if saved, err = loadPlan(path); err != nil {
+			c.fail(err)
+			return 1
+		}
+		path = saved.Path
+		a.vars, a.varFiles, a.targets, a.replace = saved.Vars, saved.VarFiles, saved.Targets, saved.Replace
+	}
+	targets, err := parseAddrs("target", a.targets)
+	replace, err2 := parseAddrs("replace", a.replace)
+	capacity, err3 := parseResources(a.resources)
+	if err := firstErr(err, err2, err3); err != nil {
+		fmt.Fprintln(c.stderr, "kiln apply:", err)
+		return 1
+	}
+	w, ok := c.open(&a.pipelineArgs, path, targets, replace)
+	if !ok {
+		return 1
+	}
+	opts := engine.ApplyOptions{Parallelism: a.parallelism, Capacity: capacity, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " ")}
+	if saved != nil {
+		if w.ConfigDigest() != saved.Config {
+			fmt.Fprintf(c.stderr, "kiln apply: %v: the pipeline's files or variables changed since the plan was saved; run kiln plan -out again\n", engine.ErrStalePlan)
+			return 1
+		}
+		opts.Expect = &saved.Stamp
+	}
+	if opts.Capacity == nil {
+		opts.Capacity = w.HostCapacity()
+	}
+	progress := &render.Progress{W: c.stdout, TTY: c.isTTY, Colors: c.colours(a.noColor), Meters: meters(w), Quiet: a.quiet}
+	opts.Hooks = progress
+	ctx, stop := interruptible()
+	defer stop()
+	start := time.Now()
+	progress.Start()
+	res, err := w.Apply(ctx, opts)
+	progress.Stop()
+	if err != nil {
+		c.fail(err)
+		if res == nil {
+			return 1
+		}
+	}
+	fmt.Fprintln(c.stdout, render.ApplySummary(res, time.Since(start)))
+	c.printFailures(res)
+	if ctx.Err() != nil {
+		fmt.Fprintf(c.stderr, "kiln apply: %v; the state is consistent: run kiln apply again to finish\n", context_cause(ctx))
+		return 130
+	}
+	if res.Failed() || err != nil {
+		return 1
+	}
+	c.printOutputs(w)
+	return 0
+}
+
+// printFailures lists configuration errors found while applying.
+func (c *cli) printFailures(res *run.Result) {
+	for _, n := range res.Nodes {
+		var de *run.DiagError
+		if n.Outcome == run.Failed && errors.As(n.Err, &de) {
+			c.diags(nil, de.Diags, true)
+		}
+	}
+}
+
+func parseResources(list []string) (map[string]int64, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	m := map[string]int64{}
+	for _, r := range list {
+		name, val, ok := strings.Cut(r, "=")
+		n, err := strconv.ParseInt(val, 10, 64)
+		if !ok || name == "" || err != nil || n < 0 {
+			return nil, fmt.Errorf("-resource %q: write it as -resource name=N, e.g. -resource npu=8", r)
+		}
+		m[name] = n
+	}
+	return m, nil
+}
+
+// meters are the step counters nodes declare with progress and total.
+func meters(w *engine.Workspace) map[addr.Node]render.Meter {
+	m := map[addr.Node]render.Meter{}
+	for _, n := range w.Pipeline.Nodes {
+		if n.Meta.Progress == "" {
+			continue
+		}
+		re, err := regexp.Compile(n.Meta.Progress)
+		if err != nil {
+			continue
+		}
+		m[n.Addr] = render.Meter{Pattern: re, Total: n.Meta.Total}
+	}
+	return m
+}

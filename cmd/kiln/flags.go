@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+)
+
+// flagSets builds each command's flag set, for parsing and for kiln help.
+var flagSets = map[string]func() *flag.FlagSet{}
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// pipelineArgs are the flags every command that loads a pipeline takes.
+type pipelineArgs struct {
+	vars     listFlag
+	varFiles listFlag
+	noColor  bool
+	path     string
+}
+
+func (p *pipelineArgs) register(fs *flag.FlagSet) {
+	fs.Var(&p.vars, "var", "set a variable: -var name=value (repeatable)")
+	fs.Var(&p.varFiles, "var-file", "read variables from an HCL file of name = value lines (repeatable)")
+	fs.BoolVar(&p.noColor, "no-color", false, "do not colour the output (also: NO_COLOR=1)")
+}
+
+// varMap turns -var flags into a map, refusing malformed ones.
+func (p *pipelineArgs) varMap() (map[string]string, error) {
+	m := map[string]string{}
+	for _, v := range p.vars {
+		name, val, ok := strings.Cut(v, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("-var %q: write it as -var name=value", v)
+		}
+		m[name] = val
+	}
+	return m, nil
+}
+
+// targetArgs select nodes.
+type targetArgs struct {
+	targets listFlag
+	replace listFlag
+}
+
+func (t *targetArgs) register(fs *flag.FlagSet) {
+	fs.Var(&t.targets, "target", "limit to this node and what it depends on (repeatable)")
+	fs.Var(&t.replace, "replace", "rebuild this node even if it is up to date (repeatable)")
+}
+
+func parseAddrs(flagName string, list []string) ([]addr.Node, error) {
+	var out []addr.Node
+	for _, s := range list {
+		a, err := addr.Parse(s)
+		if err != nil {
+			return nil, fmt.Errorf("-%s: %w", flagName, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// parse parses args with fs, allowing flags after the positional path, and
+// returns the positional arguments.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, fmt.Errorf("%w (kiln help %s lists the flags)", err, fs.Name())
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func onePath(pos []string, name string) (string, error) {
+	switch len(pos) {
+	case 0:
+		return ".", nil
+	case 1:
+		return pos[0], nil
+	}
+	return "", fmt.Errorf("kiln %s takes one pipeline path, got %d: %s", name, len(pos), strings.Join(pos, " "))
+}

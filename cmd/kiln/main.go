@@ -1,0 +1,105 @@
+// Command kiln plans and applies content-hashed pipelines described in HCL.
+// Each command lives in its own file: it parses its flags into a struct,
+// calls the engine and hands the result to a view in engine/render.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// command is one kiln subcommand.
+type command struct {
+	name    string
+	summary string
+	usage   string
+	run     func(env *cli, args []string) int
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// cli is what commands write to and read from.
+type cli struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	isTTY          bool
+}
+
+func main() {
+	env := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stdout)}
+	os.Exit(env.main(os.Args[1:]))
+}
+
+func (c *cli) main(args []string) int {
+	if len(args) == 0 {
+		c.usage(c.stderr)
+		return 1
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		c.usage(c.stdout)
+		return 0
+	case "-v", "-version", "--version":
+		name = "version"
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(c.stderr, "kiln: unknown command %q%s\nRun kiln help for the list of commands.\n", name, suggestCommand(name))
+		return 1
+	}
+	return cmd.run(c, args[1:])
+}
+
+func (c *cli) usage(w io.Writer) {
+	fmt.Fprintln(w, "kiln plans and applies content-hashed pipelines described in HCL.")
+	fmt.Fprintln(w, "\nUsage: kiln COMMAND [flags] [PATH]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun kiln help COMMAND for a command's flags. PATH is a pipeline file or a folder of *.hcl files (default: .).")
+}
+
+func suggestCommand(name string) string {
+	best := ""
+	for n := range commands {
+		if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) {
+			best = n
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+func init() {
+	register(&command{name: "help", summary: "show help for a command", usage: "kiln help [COMMAND]", run: func(c *cli, args []string) int {
+		if len(args) == 0 {
+			c.usage(c.stdout)
+			return 0
+		}
+		cmd, ok := commands[args[0]]
+		if !ok {
+			fmt.Fprintf(c.stderr, "kiln help: unknown command %q\n", args[0])
+			return 1
+		}
+		fmt.Fprintf(c.stdout, "%s\n\n%s\n", cmd.summary, cmd.usage)
+		if fs := flagSets[cmd.name]; fs != nil {
+			fs().SetOutput(c.stdout)
+			fmt.Fprintln(c.stdout, "\nFlags:")
+			fs().PrintDefaults()
+		}
+		return 0
+	}})
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/render"
+	"github.com/kilnbuild/kiln/engine/state"
+	"github.com/kilnbuild/kiln/providers"
+)
+
+// colours says whether to colour output for these flags.
+func (c *cli) colours(noColor bool) render.Colors {
+	return render.Colors{On: c.isTTY && !noColor && c.getenv("NO_COLOR") == ""}
+}
+
+// open loads a pipeline and its state, printing diagnostics. ok is false
+// when the command must stop.
+func (c *cli) open(p *pipelineArgs, path string, targets, replace []addr.Node) (*engine.Workspace, bool) {
+	vars, err := p.varMap()
+	if err != nil {
+		fmt.Fprintln(c.stderr, "kiln:", err)
+		return nil, false
+	}
+	w, diags, err := engine.Open(engine.Options{
+		Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: providers.All(),
+		Targets: targets, Replace: replace,
+	})
+	c.diags(w, diags, p.noColor)
+	if err != nil {
+		c.fail(err)
+		return w, false
+	}
+	return w, !diags.HasErrors()
+}
+
+func (c *cli) diags(w *engine.Workspace, diags hcl.Diagnostics, noColor bool) {
+	if len(diags) == 0 {
+		return
+	}
+	var files map[string]*hcl.File
+	if w != nil && w.Pipeline != nil {
+		files = w.Pipeline.Files
+	}
+	render.Diagnostics(c.stderr, files, diags, 100, c.colours(noColor).On)
+}
+
+// fail prints an error with what the user can do about it.
+func (c *cli) fail(err error) {
+	var corrupt *state.CorruptError
+	var locked *state.LockedError
+	switch {
+	case errors.As(err, &corrupt), errors.As(err, &locked):
+		fmt.Fprintln(c.stderr, "kiln:", err)
+	default:
+		fmt.Fprintln(c.stderr, "kiln:", err)
+	}
+}
+
+// interruptible returns a context cancelled by SIGINT or SIGTERM. A second
+// signal stops kiln at once.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig, ok := <-ch
+		if !ok {
+			return
+		}
+		cancel(fmt.Errorf("interrupted by %s", sig))
+		if _, ok := <-ch; ok {
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); close(ch); cancel(nil) }
+}

@@ -1,0 +1,74 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/kilnbuild/kiln/engine/kind"
+)
+
+// metaArgs are the engine's own arguments, valid in every node block.
+var metaArgs = []string{
+	"for_each", "count", "depends_on", "inputs", "resources", "timeout", "retries",
+	"always_run", "resumable", "deterministic", "host", "toolchain", "progress", "total", "executor",
+}
+
+func metaSchema() *hcl.BodySchema {
+	s := &hcl.BodySchema{}
+	for _, n := range metaArgs {
+		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
+	}
+	return s
+}
+
+func decodeBlock(k kind.Kind, b *hcl.Block) (*Block, hcl.Diagnostics) {
+	content, remain, diags := b.Body.PartialContent(metaSchema())
+	blk := &Block{Kind: k, Name: b.Labels[0], DeclRange: b.DefRange, Body: remain, meta: content.Attributes}
+	if !hclIdent(blk.Name) {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid node name",
+			Detail:   fmt.Sprintf("%q is not a valid name: use letters, digits, underscores and dashes, starting with a letter.", blk.Name),
+			Subject:  b.LabelRanges[0].Ptr(),
+		})
+	}
+	if a, ok := content.Attributes["for_each"]; ok {
+		blk.ForEach = a.Expr
+	}
+	if a, ok := content.Attributes["count"]; ok {
+		blk.Count = a.Expr
+		if blk.ForEach != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid combination of count and for_each",
+				Detail:   "A node block may use count or for_each, not both.",
+				Subject:  a.NameRange.Ptr(),
+			})
+		}
+	}
+	// The kind's own attributes are decoded against its spec here once, with
+	// no context, only to report unknown arguments early and with suggestions.
+	diags = append(diags, checkSchema(k, remain)...)
+	return blk, diags
+}
+
+func hclIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if i == 0 && !letter && c != '_' {
+			return false
+		}
+		if !letter && c != '_' && c != '-' && !(c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func decodeStatic(a *hcl.Attribute, target any) hcl.Diagnostics {
+	return gohcl.DecodeExpression(a.Expr, nil, target)
+}

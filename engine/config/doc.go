@@ -1,0 +1,21 @@
+// Package config loads a pipeline: it parses HCL, resolves variables, expands
+// for_each and count into node instances, finds the references between nodes,
+// and evaluates a node's configuration against the values other nodes have at
+// that moment.
+//
+// Loading is pure: it reads the pipeline's files and whatever files its
+// expressions name (file, templatefile), and nothing else. Evaluation is split
+// from loading because a node's configuration can only be evaluated once the
+// values it references are known — at plan time from state, during apply once
+// the upstream nodes finished. A Scope carries those values.
+//
+// Locals are evaluated lazily. A local that does not (transitively) reference
+// a node is evaluated once and cached; one that does is evaluated again for each
+// node that uses it, against that node's scope. Locals never become graph
+// vertices of their own: a node that uses a local depends on every node the
+// local references.
+//
+// References to node attributes: every node exports out (its stable output
+// path) and digest (the hash of its last result), plus its kind's exports.
+// A for_each block is a map of instance objects, a count block a tuple.
+package config

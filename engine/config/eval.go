@@ -1,0 +1,273 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hcldec"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Values supplies what other nodes export at one moment: out, digest and
+// their kind's exports, as an object per instance.
+type Values interface {
+	NodeValue(a addr.Node) (cty.Value, bool)
+}
+
+// Evaluated is a node's configuration evaluated in one scope.
+type Evaluated struct {
+	Config  cty.Value         // the kind's attributes, decoded with its Spec
+	Inputs  []string          // the inputs argument, evaluated
+	EnvRead map[string]string // variables read with env(): their names and values
+}
+
+// Evaluate evaluates n's configuration. selfOut is the value of self.out.
+func (p *Pipeline) Evaluate(n *Node, vals Values, selfOut string) (*Evaluated, hcl.Diagnostics) {
+	env := map[string]string{}
+	ctx, diags := p.evalContext(n, vals, selfOut, env)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	cfg, d := hcldec.Decode(n.Block.Body, n.Block.Kind.Spec(), ctx)
+	diags = append(diags, d...)
+	ev := &Evaluated{Config: cfg, EnvRead: env}
+	if a, ok := n.Block.meta["inputs"]; ok {
+		var d hcl.Diagnostics
+		ev.Inputs, d = stringList(a, ctx)
+		diags = append(diags, d...)
+	}
+	return ev, diags
+}
+
+// StaticValue is what a node exports before anything is known of its result:
+// its stable output path, and an unknown digest.
+func (p *Pipeline) StaticValue(a addr.Node) cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{
+		"out":    cty.StringVal(p.OutPath(a)),
+		"digest": cty.UnknownVal(cty.String),
+	})
+}
+
+// OutPath is the stable output path of a node.
+func (p *Pipeline) OutPath(a addr.Node) string {
+	return p.StateDir + "/out/" + a.FileName()
+}
+
+type staticValues struct{ p *Pipeline }
+
+func (s staticValues) NodeValue(a addr.Node) (cty.Value, bool) { return s.p.StaticValue(a), true }
+
+// evalContext builds the context for n's expressions, holding only the nodes
+// and locals n refers to.
+func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, env map[string]string) (*hcl.EvalContext, hcl.Diagnostics) {
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{
+			"var":  p.vars,
+			"path": cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
+		},
+		Functions: functions(p.Root, env),
+	}
+	var diags hcl.Diagnostics
+	if n != nil {
+		nodes, d := p.nodeObjects(n.Block.refs, vals)
+		diags = append(diags, d...)
+		for k, v := range nodes {
+			ctx.Variables[k] = v
+		}
+		ctx.Variables["self"] = cty.ObjectVal(map[string]cty.Value{"out": cty.StringVal(selfOut)})
+		if n.Each != nil {
+			ctx.Variables["each"] = cty.ObjectVal(map[string]cty.Value{"key": n.Each.Key, "value": n.Each.Value})
+		}
+		if n.CountIdx >= 0 {
+			ctx.Variables["count"] = cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(n.CountIdx))})
+		}
+		locals, d := p.localValues(n.Block, vals, env)
+		diags = append(diags, d...)
+		ctx.Variables["local"] = locals
+	}
+	return ctx, diags
+}
+
+// nodeObjects builds the kind-rooted objects (exec = {a = {...}}) for the
+// given references.
+func (p *Pipeline) nodeObjects(refs []reference, vals Values) (map[string]cty.Value, hcl.Diagnostics) {
+	byKind := map[string]map[string]cty.Value{}
+	done := map[addr.Node]bool{}
+	for _, r := range refs {
+		blk := r.target.Block()
+		if done[blk] {
+			continue
+		}
+		done[blk] = true
+		if byKind[blk.Kind] == nil {
+			byKind[blk.Kind] = map[string]cty.Value{}
+		}
+		byKind[blk.Kind][blk.Name] = p.blockValue(blk, vals)
+	}
+	out := make(map[string]cty.Value, len(byKind))
+	for k, m := range byKind {
+		out[k] = cty.ObjectVal(m)
+	}
+	return out, nil
+}
+
+// blockValue is a block's value: an instance object, an object of for_each
+// instances, or a tuple of count instances.
+func (p *Pipeline) blockValue(blk addr.Node, vals Values) cty.Value {
+	insts := p.instances[blk]
+	value := func(a addr.Node) cty.Value {
+		if v, ok := vals.NodeValue(a); ok {
+			return v
+		}
+		return p.StaticValue(a)
+	}
+	b := p.blockOf[blk]
+	switch {
+	case b != nil && b.ForEach != nil:
+		m := make(map[string]cty.Value, len(insts))
+		for _, a := range insts {
+			m[a.Key.Str] = value(a)
+		}
+		return cty.ObjectVal(m)
+	case b != nil && b.Count != nil:
+		l := make([]cty.Value, len(insts))
+		for i, a := range insts {
+			l[i] = value(a)
+		}
+		if len(l) == 0 {
+			return cty.EmptyTupleVal
+		}
+		return cty.TupleVal(l)
+	default:
+		return value(blk)
+	}
+}
+
+// localValues evaluates the locals a block uses. Locals that reference no
+// node are evaluated once per pipeline.
+func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (cty.Value, hcl.Diagnostics) {
+	used := map[string]bool{}
+	var collect func(name string)
+	collect = func(name string) {
+		if used[name] {
+			return
+		}
+		used[name] = true
+		for _, d := range p.Locals[name].deps {
+			collect(d)
+		}
+	}
+	for _, t := range blockLocalNames(b) {
+		collect(t)
+	}
+	if len(used) == 0 {
+		return cty.EmptyObjectVal, nil
+	}
+	memo := map[string]cty.Value{}
+	var diags hcl.Diagnostics
+	var eval func(name string) cty.Value
+	eval = func(name string) cty.Value {
+		if v, ok := memo[name]; ok {
+			return v
+		}
+		l := p.Locals[name]
+		if len(l.nodes) == 0 {
+			if v, ok := p.static[name]; ok {
+				return v
+			}
+		}
+		lv := map[string]cty.Value{}
+		for _, d := range l.deps {
+			lv[d] = eval(d)
+		}
+		refs := make([]reference, len(l.nodes))
+		for i, n := range l.nodes {
+			refs[i] = reference{target: n}
+		}
+		nodes, _ := p.nodeObjects(refs, vals)
+		ctx := &hcl.EvalContext{Variables: map[string]cty.Value{
+			"var":   p.vars,
+			"path":  cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
+			"local": cty.ObjectVal(lv),
+		}, Functions: functions(p.Root, env)}
+		for k, v := range nodes {
+			ctx.Variables[k] = v
+		}
+		v, d := l.Expr.Value(ctx)
+		diags = append(diags, d...)
+		memo[name] = v
+		if len(l.nodes) == 0 && !d.HasErrors() {
+			if p.static == nil {
+				p.static = map[string]cty.Value{}
+			}
+			p.static[name] = v
+		}
+		return v
+	}
+	out := map[string]cty.Value{}
+	names := make([]string, 0, len(used))
+	for n := range used {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		out[n] = eval(n)
+	}
+	return cty.ObjectVal(out), diags
+}
+
+func blockLocalNames(b *Block) []string { return b.locals }
+
+func stringList(a *hcl.Attribute, ctx *hcl.EvalContext) ([]string, hcl.Diagnostics) {
+	v, diags := a.Expr.Value(ctx)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if v.IsNull() {
+		return nil, nil
+	}
+	if !v.IsKnown() || !v.IsWhollyKnown() {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Value not known yet", Detail: fmt.Sprintf("%s must be known before the node runs.", a.Name), Subject: a.Expr.Range().Ptr()}}
+	}
+	t := v.Type()
+	if !t.IsListType() && !t.IsTupleType() && !t.IsSetType() {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid " + a.Name, Detail: fmt.Sprintf("%s must be a list of strings.", a.Name), Subject: a.Expr.Range().Ptr()}}
+	}
+	var out []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.Type() != cty.String || e.IsNull() {
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid " + a.Name, Detail: fmt.Sprintf("%s must be a list of strings.", a.Name), Subject: a.Expr.Range().Ptr()}}
+		}
+		e, _ = e.Unmark()
+		out = append(out, e.AsString())
+	}
+	return out, nil
+}
+
+// EvaluateOutput evaluates a pipeline output against node values.
+func (p *Pipeline) EvaluateOutput(o *Output, vals Values) (cty.Value, hcl.Diagnostics) {
+	travs := o.Expr.Variables()
+	var refs []reference
+	blocks := map[addr.Node]*Block{}
+	for a, b := range p.blockOf {
+		blocks[a] = b
+	}
+	refs, locals, _, diags := p.scan(travs, blocks, false)
+	if diags.HasErrors() {
+		return cty.NilVal, diags
+	}
+	nodes, _ := p.nodeObjects(refs, vals)
+	ctx, d := p.evalContext(nil, vals, "", nil)
+	diags = append(diags, d...)
+	for k, v := range nodes {
+		ctx.Variables[k] = v
+	}
+	lv, d := p.localValues(&Block{locals: locals}, vals, nil)
+	diags = append(diags, d...)
+	ctx.Variables["local"] = lv
+	v, d := o.Expr.Value(ctx)
+	return v, append(diags, d...)
+}

@@ -1,0 +1,280 @@
+package config
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/gocty"
+)
+
+// expand turns blocks into node instances, resolves their dependencies and
+// evaluates their meta-arguments.
+func (p *Pipeline) expand() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	p.instances = map[addr.Node][]addr.Node{}
+	p.blockOf = map[addr.Node]*Block{}
+	for _, b := range p.Blocks {
+		p.blockOf[b.Addr()] = b
+	}
+	for _, b := range p.Blocks {
+		nodes, d := p.instancesOf(b)
+		diags = append(diags, d...)
+		for _, n := range nodes {
+			p.instances[b.Addr()] = append(p.instances[b.Addr()], n.Addr)
+		}
+		p.Nodes = append(p.Nodes, nodes...)
+	}
+	if diags.HasErrors() {
+		return diags
+	}
+	p.sortNodes()
+	for _, n := range p.Nodes {
+		diags = append(diags, p.resolveDeps(n)...)
+		diags = append(diags, p.evalMeta(n)...)
+	}
+	return diags
+}
+
+func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
+	base := addr.Node{Kind: b.Kind.Name(), Name: b.Name}
+	switch {
+	case b.ForEach != nil:
+		v, diags := b.ForEach.Value(p.staticContext())
+		if diags.HasErrors() {
+			return nil, diags
+		}
+		bad := func(detail string) hcl.Diagnostics {
+			return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid for_each argument", Detail: detail, Subject: b.ForEach.Range().Ptr()}}
+		}
+		if !v.IsWhollyKnown() {
+			return nil, bad("for_each must be known when the pipeline loads: use variables, locals and literal values, not the results of other nodes.")
+		}
+		if v.IsNull() {
+			return nil, bad("for_each must not be null.")
+		}
+		v, _ = v.Unmark()
+		t := v.Type()
+		var nodes []*Node
+		switch {
+		case t.IsMapType() || t.IsObjectType():
+			for it := v.ElementIterator(); it.Next(); {
+				k, val := it.Element()
+				a := base
+				a.Key = addr.StringKey(k.AsString())
+				nodes = append(nodes, &Node{Addr: a, Block: b, Each: &EachValue{Key: k, Value: val}, CountIdx: -1, DeclRange: b.DeclRange})
+			}
+		case t.IsSetType() && (t.ElementType() == cty.String || t.ElementType() == cty.DynamicPseudoType):
+			for it := v.ElementIterator(); it.Next(); {
+				_, val := it.Element()
+				a := base
+				a.Key = addr.StringKey(val.AsString())
+				nodes = append(nodes, &Node{Addr: a, Block: b, Each: &EachValue{Key: val, Value: val}, CountIdx: -1, DeclRange: b.DeclRange})
+			}
+		default:
+			return nil, bad(fmt.Sprintf("for_each takes a map, an object or a set of strings; this is a %s. Wrap a list in toset(...).", t.FriendlyName()))
+		}
+		return nodes, nil
+	case b.Count != nil:
+		v, diags := b.Count.Value(p.staticContext())
+		if diags.HasErrors() {
+			return nil, diags
+		}
+		var n int
+		if err := gocty.FromCtyValue(v, &n); err != nil || n < 0 {
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: "count must be a whole number, zero or more, known when the pipeline loads.", Subject: b.Count.Range().Ptr()}}
+		}
+		nodes := make([]*Node, n)
+		for i := range nodes {
+			a := base
+			a.Key = addr.IntKey(i)
+			nodes[i] = &Node{Addr: a, Block: b, CountIdx: i, DeclRange: b.DeclRange}
+		}
+		return nodes, nil
+	default:
+		return []*Node{{Addr: base, Block: b, CountIdx: -1, DeclRange: b.DeclRange}}, nil
+	}
+}
+
+// staticContext evaluates expressions that must be known at load time.
+func (p *Pipeline) staticContext() *hcl.EvalContext {
+	ctx, _ := p.evalContext(nil, staticValues{p}, "", map[string]string{})
+	locals := map[string]cty.Value{}
+	for _, name := range sortedKeys(p.Locals) {
+		if len(p.Locals[name].nodes) > 0 {
+			continue
+		}
+		b := &Block{locals: []string{name}}
+		v, d := p.localValues(b, staticValues{p}, map[string]string{})
+		if !d.HasErrors() {
+			locals[name] = v.GetAttr(name)
+		}
+	}
+	ctx.Variables["local"] = cty.ObjectVal(locals)
+	return ctx
+}
+
+// resolveDeps turns the block's references into instance dependencies.
+func (p *Pipeline) resolveDeps(n *Node) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	set := map[addr.Node]bool{}
+	add := func(target addr.Node, rng hcl.Range) {
+		if target.Key.Set {
+			if p.index[target] == nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Reference to undeclared instance",
+					Detail: fmt.Sprintf("%s has no instance %s.", target.Block(), target.Key), Subject: rng.Ptr()})
+				return
+			}
+			set[target] = true
+			return
+		}
+		for _, inst := range p.instances[target] {
+			set[inst] = true
+		}
+	}
+	for _, r := range n.Block.refs {
+		add(r.target, r.rng)
+	}
+	meta := n.Block.meta
+	if a, ok := meta["depends_on"]; ok {
+		exprs, d := hcl.ExprList(a.Expr)
+		diags = append(diags, d...)
+		for _, e := range exprs {
+			t, d := hcl.AbsTraversalForExpr(e)
+			if d.HasErrors() || len(t) < 2 {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid depends_on", Detail: "depends_on lists node addresses, like [service.sandbox, exec.prepare].", Subject: e.Range().Ptr()})
+				continue
+			}
+			target, ok := p.traversalNode(t)
+			if !ok {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid depends_on", Detail: "depends_on lists node addresses, like [service.sandbox, exec.prepare].", Subject: e.Range().Ptr()})
+				continue
+			}
+			n.Meta.DependsOn = append(n.Meta.DependsOn, target)
+			add(target, e.Range())
+		}
+	}
+	for _, name := range []string{"host", "toolchain"} {
+		if a, ok := meta[name]; ok {
+			t, d := hcl.AbsTraversalForExpr(a.Expr)
+			target, ok := p.traversalNode(t)
+			if d.HasErrors() || !ok || target.Kind != name {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + name, Detail: fmt.Sprintf("%s names a %s node, like %s = %s.NAME.", name, name, name, name), Subject: a.Expr.Range().Ptr()})
+				continue
+			}
+			if name == "host" {
+				n.Meta.Host = &target
+			} else {
+				n.Meta.Toolchain = &target
+			}
+		}
+	}
+	delete(set, n.Addr)
+	for a := range set {
+		n.Deps = append(n.Deps, a)
+	}
+	sort.Slice(n.Deps, func(i, j int) bool { return n.Deps[i].Less(n.Deps[j]) })
+	return diags
+}
+
+func (p *Pipeline) traversalNode(t hcl.Traversal) (addr.Node, bool) {
+	if _, ok := p.Kinds[t.RootName()]; !ok {
+		return addr.Node{}, false
+	}
+	name, ok := attrStep(t, 1)
+	if !ok {
+		return addr.Node{}, false
+	}
+	a := addr.Node{Kind: t.RootName(), Name: name}
+	if p.blockOf[a] == nil {
+		return addr.Node{}, false
+	}
+	if len(t) > 2 {
+		if idx, ok := t[2].(hcl.TraverseIndex); ok {
+			if idx.Key.Type() == cty.String {
+				a.Key = addr.StringKey(idx.Key.AsString())
+			} else if idx.Key.Type() == cty.Number {
+				i, _ := idx.Key.AsBigFloat().Int64()
+				a.Key = addr.IntKey(int(i))
+			}
+		}
+	}
+	return a, true
+}
+
+// evalMeta evaluates the engine's arguments, which must be known at load time.
+func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	n.Meta.Deterministic = true
+	ctx, d := p.evalContext(n, staticValues{p}, p.OutPath(n.Addr), map[string]string{})
+	diags = append(diags, d...)
+	meta := n.Block.meta
+	get := func(name string, want cty.Type) (cty.Value, bool) {
+		a, ok := meta[name]
+		if !ok {
+			return cty.NilVal, false
+		}
+		v, d := a.Expr.Value(ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			return cty.NilVal, false
+		}
+		v, _ = v.Unmark()
+		if !v.IsWhollyKnown() || v.IsNull() {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + name, Detail: name + " must be known when the pipeline loads.", Subject: a.Expr.Range().Ptr()})
+			return cty.NilVal, false
+		}
+		if want != cty.DynamicPseudoType {
+			var err error
+			if v, err = convertTo(v, want); err != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + name, Detail: fmt.Sprintf("%s: %s.", name, err), Subject: a.Expr.Range().Ptr()})
+				return cty.NilVal, false
+			}
+		}
+		return v, true
+	}
+	if v, ok := get("resources", cty.Map(cty.Number)); ok {
+		n.Meta.Resources = map[string]int64{}
+		for k, x := range v.AsValueMap() {
+			i, acc := x.AsBigFloat().Int64()
+			if acc != big.Exact || i < 0 {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid resources", Detail: fmt.Sprintf("resources.%s must be a whole number, zero or more.", k), Subject: meta["resources"].Expr.Range().Ptr()})
+				continue
+			}
+			n.Meta.Resources[k] = i
+		}
+	}
+	if v, ok := get("timeout", cty.String); ok {
+		d, err := time.ParseDuration(v.AsString())
+		if err != nil || d <= 0 {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid timeout", Detail: fmt.Sprintf("timeout %q is not a duration; write it like \"90s\", \"2h\" or \"3h30m\".", v.AsString()), Subject: meta["timeout"].Expr.Range().Ptr()})
+		}
+		n.Meta.Timeout = d
+	}
+	if v, ok := get("retries", cty.Number); ok {
+		_ = gocty.FromCtyValue(v, &n.Meta.Retries)
+	}
+	for name, target := range map[string]*bool{"always_run": &n.Meta.AlwaysRun, "resumable": &n.Meta.Resumable, "deterministic": &n.Meta.Deterministic} {
+		if v, ok := get(name, cty.Bool); ok {
+			*target = v.True()
+		}
+	}
+	if v, ok := get("progress", cty.String); ok {
+		n.Meta.Progress = v.AsString()
+	}
+	if v, ok := get("total", cty.Number); ok {
+		_ = gocty.FromCtyValue(v, &n.Meta.Total)
+	}
+	if v, ok := get("executor", cty.String); ok {
+		n.Meta.Executor = v.AsString()
+		if n.Meta.Executor != "local" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported executor", Detail: fmt.Sprintf("executor %q is not available in this version of kiln; the local executor runs every node.", n.Meta.Executor), Subject: meta["executor"].Expr.Range().Ptr()})
+		}
+	}
+	_, n.Meta.HasInputs = meta["inputs"]
+	return diags
+}

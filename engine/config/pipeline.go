@@ -1,0 +1,130 @@
+package config
+
+import (
+	"sort"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Pipeline is a loaded pipeline.
+type Pipeline struct {
+	Root      string // absolute folder of the pipeline (path.root)
+	StateDir  string // absolute .kiln folder
+	Files     map[string]*hcl.File
+	FileNames []string // the pipeline's own files, sorted, relative to Root
+	Variables map[string]*Variable
+	Locals    map[string]*Local
+	Outputs   []*Output
+	Blocks    []*Block // node blocks in source order
+	Nodes     []*Node  // node instances, sorted by address
+	Kinds     map[string]kind.Kind
+
+	index     map[addr.Node]*Node
+	instances map[addr.Node][]addr.Node // block address -> its instances, in order
+	blockOf   map[addr.Node]*Block
+	vars      cty.Value // object of variable values
+	static    map[string]cty.Value
+}
+
+// Node returns the instance at a, or nil.
+func (p *Pipeline) Node(a addr.Node) *Node { return p.index[a] }
+
+// Variable is a declared input variable and its resolved value.
+type Variable struct {
+	Name        string
+	Type        cty.Type
+	Description string
+	Default     cty.Value
+	Value       cty.Value
+	Sensitive   bool
+	DeclRange   hcl.Range
+	validations []*validation
+}
+
+type validation struct {
+	condition hcl.Expression
+	message   hcl.Expression
+	rng       hcl.Range
+}
+
+// Local is one entry of a locals block.
+type Local struct {
+	Name  string
+	Expr  hcl.Expression
+	Range hcl.Range
+	nodes []addr.Node // nodes the local references, directly or through other locals
+	deps  []string    // locals it references
+}
+
+// Output is a declared pipeline output.
+type Output struct {
+	Name        string
+	Description string
+	Expr        hcl.Expression
+	Sensitive   bool
+	DeclRange   hcl.Range
+	Deps        []addr.Node
+}
+
+// Block is a node block before expansion.
+type Block struct {
+	Kind      kind.Kind
+	Name      string
+	DeclRange hcl.Range
+	Body      hcl.Body // the kind's own attributes (meta-arguments removed)
+	ForEach   hcl.Expression
+	Count     hcl.Expression
+	meta      hcl.Attributes
+	refs      []reference // references found in the block, meta-arguments included
+	locals    []string    // locals the block uses directly
+	selfOut   bool
+}
+
+// Addr is the block's address (no instance key).
+func (b *Block) Addr() addr.Node { return addr.Node{Kind: b.Kind.Name(), Name: b.Name} }
+
+// Node is one instance of a node block.
+type Node struct {
+	Addr      addr.Node
+	Block     *Block
+	Each      *EachValue // for_each instances
+	CountIdx  int        // count instances; -1 otherwise
+	Deps      []addr.Node
+	Meta      Meta
+	DeclRange hcl.Range
+}
+
+// EachValue is the each.key / each.value of a for_each instance.
+type EachValue struct {
+	Key   cty.Value
+	Value cty.Value
+}
+
+// Meta holds a node's evaluated engine-level arguments.
+type Meta struct {
+	DependsOn     []addr.Node
+	Resources     map[string]int64
+	Timeout       time.Duration
+	Retries       int
+	AlwaysRun     bool
+	Resumable     bool
+	Deterministic bool
+	Host          *addr.Node
+	Toolchain     *addr.Node
+	Progress      string
+	Total         int64
+	Executor      string
+	HasInputs     bool
+}
+
+func (p *Pipeline) sortNodes() {
+	sort.Slice(p.Nodes, func(i, j int) bool { return p.Nodes[i].Addr.Less(p.Nodes[j].Addr) })
+	p.index = make(map[addr.Node]*Node, len(p.Nodes))
+	for _, n := range p.Nodes {
+		p.index[n.Addr] = n
+	}
+}

@@ -1,0 +1,222 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hcldec"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// reference is a use of another node found in an expression.
+type reference struct {
+	target addr.Node // Key set when the expression indexes a literal instance
+	rng    hcl.Range
+}
+
+// analyse finds what every block and local references and checks that each
+// referenced variable, local and node exists.
+func (p *Pipeline) analyse() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	blocks := map[addr.Node]*Block{}
+	for _, b := range p.Blocks {
+		blocks[b.Addr()] = b
+	}
+	localRefs := map[string][]reference{}
+	for _, name := range sortedKeys(p.Locals) {
+		l := p.Locals[name]
+		refs, locals, _, d := p.scan(l.Expr.Variables(), blocks, false)
+		diags = append(diags, d...)
+		localRefs[name] = refs
+		l.deps = locals
+	}
+	diags = append(diags, p.localClosure(localRefs)...)
+	for _, b := range p.Blocks {
+		var travs []hcl.Traversal
+		for _, a := range b.meta {
+			travs = append(travs, a.Expr.Variables()...)
+		}
+		travs = append(travs, hcldec.Variables(b.Body, b.Kind.Spec())...)
+		refs, locals, selfOut, d := p.scan(travs, blocks, true)
+		diags = append(diags, d...)
+		b.selfOut = selfOut
+		b.locals = locals
+		for _, l := range locals {
+			for _, n := range p.Locals[l].nodes {
+				refs = append(refs, reference{target: n, rng: b.DeclRange})
+			}
+		}
+		b.refs = refs
+	}
+	for _, o := range p.Outputs {
+		refs, locals, _, d := p.scan(o.Expr.Variables(), blocks, false)
+		diags = append(diags, d...)
+		for _, r := range refs {
+			o.Deps = append(o.Deps, r.target.Block())
+		}
+		for _, l := range locals {
+			o.Deps = append(o.Deps, p.Locals[l].nodes...)
+		}
+	}
+	return diags
+}
+
+// scan classifies traversals: node references, locals used, and whether
+// self.out is used. It reports references to things that do not exist.
+func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNode bool) ([]reference, []string, bool, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var refs []reference
+	var locals []string
+	selfOut := false
+	for _, t := range travs {
+		root := t.RootName()
+		rng := t.SourceRange()
+		switch root {
+		case "var":
+			if name, ok := attrStep(t, 1); ok {
+				if _, declared := p.Variables[name]; !declared {
+					diags = append(diags, missing("variable", "var."+name, suggest(name, sortedKeys(p.Variables)), "var.", rng))
+				}
+			}
+		case "local":
+			if name, ok := attrStep(t, 1); ok {
+				if _, declared := p.Locals[name]; !declared {
+					diags = append(diags, missing("local value", "local."+name, suggest(name, sortedKeys(p.Locals)), "local.", rng))
+				} else {
+					locals = append(locals, name)
+				}
+			}
+		case "path", "each", "count":
+		case "self":
+			if !inNode {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid reference to self", Detail: "self is only available inside a node block.", Subject: &rng})
+				continue
+			}
+			if name, ok := attrStep(t, 1); !ok || name != "out" {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid reference to self", Detail: "A node can refer to self.out, its own output folder, and nothing else of itself.", Subject: &rng})
+				continue
+			}
+			selfOut = true
+		default:
+			if _, isKind := p.Kinds[root]; !isKind {
+				var names []string
+				names = append(names, "var", "local", "path", "self", "each", "count")
+				for k := range p.Kinds {
+					names = append(names, k)
+				}
+				sort.Strings(names)
+				detail := fmt.Sprintf("There is nothing called %q here: references start with var., local., path., self., each., count. or a node kind.", root)
+				if s := suggest(root, names); s != "" {
+					detail += fmt.Sprintf(" Did you mean %q?", s)
+				}
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown reference", Detail: detail, Subject: &rng})
+				continue
+			}
+			name, ok := attrStep(t, 1)
+			if !ok {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid node reference", Detail: fmt.Sprintf("A reference to a %s node names it: %s.NAME.", root, root), Subject: &rng})
+				continue
+			}
+			target := addr.Node{Kind: root, Name: name}
+			if _, ok := blocks[target]; !ok {
+				var same []string
+				for a := range blocks {
+					if a.Kind == root {
+						same = append(same, a.Name)
+					}
+				}
+				sort.Strings(same)
+				diags = append(diags, missing("node", target.String(), suggest(name, same), root+".", rng))
+				continue
+			}
+			if len(t) > 2 {
+				if idx, ok := t[2].(hcl.TraverseIndex); ok {
+					switch {
+					case idx.Key.Type() == cty.String:
+						target.Key = addr.StringKey(idx.Key.AsString())
+					case idx.Key.Type() == cty.Number:
+						if i, acc := idx.Key.AsBigFloat().Int64(); acc == 0 {
+							target.Key = addr.IntKey(int(i))
+						}
+					}
+				}
+			}
+			refs = append(refs, reference{target: target, rng: rng})
+		}
+	}
+	return refs, locals, selfOut, diags
+}
+
+func attrStep(t hcl.Traversal, i int) (string, bool) {
+	if len(t) <= i {
+		return "", false
+	}
+	a, ok := t[i].(hcl.TraverseAttr)
+	return a.Name, ok
+}
+
+func missing(what, name, suggestion, prefix string, rng hcl.Range) *hcl.Diagnostic {
+	detail := fmt.Sprintf("%s is not declared.", name)
+	if suggestion != "" {
+		detail += fmt.Sprintf(" Did you mean %s%s?", prefix, suggestion)
+	}
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Reference to undeclared " + what, Detail: detail, Subject: &rng}
+}
+
+// localClosure computes the nodes each local references through other locals
+// and reports cycles between locals.
+func (p *Pipeline) localClosure(direct map[string][]reference) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	const (
+		unvisited = iota
+		visiting
+		done
+	)
+	mark := map[string]int{}
+	var visit func(name string, path []string) []addr.Node
+	visit = func(name string, path []string) []addr.Node {
+		l := p.Locals[name]
+		switch mark[name] {
+		case done:
+			return l.nodes
+		case visiting:
+			cycle := append(path, name)
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cycle between local values",
+				Detail: fmt.Sprintf("These locals refer to each other: %s.", joinLocals(cycle)), Subject: l.Range.Ptr()})
+			return nil
+		}
+		mark[name] = visiting
+		set := map[addr.Node]bool{}
+		for _, r := range direct[name] {
+			set[r.target] = true
+		}
+		for _, dep := range l.deps {
+			for _, n := range visit(dep, append(path, name)) {
+				set[n] = true
+			}
+		}
+		mark[name] = done
+		for n := range set {
+			l.nodes = append(l.nodes, n)
+		}
+		sort.Slice(l.nodes, func(i, j int) bool { return l.nodes[i].Less(l.nodes[j]) })
+		return l.nodes
+	}
+	for _, name := range sortedKeys(p.Locals) {
+		visit(name, nil)
+	}
+	return diags
+}
+
+func joinLocals(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += " → "
+		}
+		s += "local." + n
+	}
+	return s
+}

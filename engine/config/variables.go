@@ -1,0 +1,225 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/agext/levenshtein"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+func decodeVariable(b *hcl.Block) (*Variable, hcl.Diagnostics) {
+	content, diags := b.Body.Content(&hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"}},
+		Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
+	})
+	v := &Variable{Name: b.Labels[0], Type: cty.DynamicPseudoType, DeclRange: b.DefRange, Default: cty.NilVal}
+	if !hclIdent(v.Name) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid variable name", Detail: fmt.Sprintf("%q is not a valid name.", v.Name), Subject: b.LabelRanges[0].Ptr()})
+	}
+	if a, ok := content.Attributes["type"]; ok {
+		ty, d := typeexpr.TypeConstraint(a.Expr)
+		diags = append(diags, d...)
+		v.Type = ty
+	}
+	if a, ok := content.Attributes["description"]; ok {
+		diags = append(diags, decodeStatic(a, &v.Description)...)
+	}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		diags = append(diags, decodeStatic(a, &v.Sensitive)...)
+	}
+	if a, ok := content.Attributes["default"]; ok {
+		val, d := a.Expr.Value(nil)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			conv, err := convert.Convert(val, v.Type)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid default value for variable",
+					Detail: fmt.Sprintf("The default does not match the variable's type: %s.", err), Subject: a.Expr.Range().Ptr()})
+			} else {
+				v.Default = conv
+			}
+		}
+	}
+	for _, vb := range content.Blocks {
+		vc, d := vb.Body.Content(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+			{Name: "condition", Required: true}, {Name: "error_message", Required: true},
+		}})
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			v.validations = append(v.validations, &validation{condition: vc.Attributes["condition"].Expr, message: vc.Attributes["error_message"].Expr, rng: vb.DefRange})
+		}
+	}
+	return v, diags
+}
+
+// resolveVariables sets every variable's value: default, then KILN_VAR_name,
+// then -var-file, then -var, the later winning as in Terraform.
+func (p *Pipeline) resolveVariables(o Options) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	raw := map[string]func(ty cty.Type) (cty.Value, hcl.Diagnostics){}
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	for _, kv := range env {
+		if name, val, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(name, "KILN_VAR_") {
+			name := strings.TrimPrefix(name, "KILN_VAR_")
+			if _, declared := p.Variables[name]; declared {
+				raw[name] = rawValue(val, "environment variable KILN_VAR_"+name)
+			}
+		}
+	}
+	for _, f := range o.VarFiles {
+		vals, d := readVarFile(f)
+		diags = append(diags, d...)
+		for name, a := range vals {
+			if _, ok := p.Variables[name]; !ok {
+				diags = append(diags, p.undeclared(name, a.NameRange.Ptr(), "in "+f))
+				continue
+			}
+			expr := a.Expr
+			raw[name] = func(cty.Type) (cty.Value, hcl.Diagnostics) { return expr.Value(nil) }
+		}
+	}
+	names := make([]string, 0, len(o.Vars))
+	for n := range o.Vars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if _, ok := p.Variables[name]; !ok {
+			diags = append(diags, p.undeclared(name, nil, "given with -var"))
+			continue
+		}
+		raw[name] = rawValue(o.Vars[name], "-var "+name)
+	}
+	vals := map[string]cty.Value{}
+	for _, name := range sortedKeys(p.Variables) {
+		v := p.Variables[name]
+		val := v.Default
+		if get, ok := raw[name]; ok {
+			got, d := get(v.Type)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			conv, err := convert.Convert(got, v.Type)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
+					Detail: fmt.Sprintf("var.%s: %s (the variable is declared with type %s).", name, err, typeexpr.TypeString(v.Type)), Subject: v.DeclRange.Ptr()})
+				continue
+			}
+			val = conv
+		}
+		if val == cty.NilVal {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No value for required variable",
+				Detail: fmt.Sprintf("var.%s has no default. Set it with -var %s=VALUE, a -var-file, or the environment variable KILN_VAR_%s.", name, name, name),
+				Subject: v.DeclRange.Ptr()})
+			continue
+		}
+		v.Value = val
+		vals[name] = val
+	}
+	p.vars = cty.ObjectVal(vals)
+	if diags.HasErrors() {
+		return diags
+	}
+	for _, name := range sortedKeys(p.Variables) {
+		diags = append(diags, p.validate(p.Variables[name])...)
+	}
+	return diags
+}
+
+// rawValue parses a value given on the command line or in the environment:
+// as a literal string for string variables, as an HCL expression otherwise.
+func rawValue(s, origin string) func(ty cty.Type) (cty.Value, hcl.Diagnostics) {
+	return func(ty cty.Type) (cty.Value, hcl.Diagnostics) {
+		if ty == cty.String || ty == cty.DynamicPseudoType && !looksStructured(s) {
+			return cty.StringVal(s), nil
+		}
+		expr, diags := hclsyntax.ParseExpression([]byte(s), origin, hcl.InitialPos)
+		if diags.HasErrors() {
+			return cty.NilVal, diags
+		}
+		return expr.Value(nil)
+	}
+}
+
+func looksStructured(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "[") || strings.HasPrefix(s, "{")
+}
+
+func readVarFile(path string) (hcl.Attributes, hcl.Diagnostics) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read variables file", Detail: err.Error()}}
+	}
+	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	attrs, d := f.Body.JustAttributes()
+	return attrs, append(diags, d...)
+}
+
+func (p *Pipeline) undeclared(name string, subject *hcl.Range, where string) *hcl.Diagnostic {
+	detail := fmt.Sprintf("A value for var.%s is %s, but the pipeline declares no such variable.", name, where)
+	if s := suggest(name, sortedKeys(p.Variables)); s != "" {
+		detail += fmt.Sprintf(" Did you mean %q?", s)
+	}
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Undeclared variable", Detail: detail, Subject: subject}
+}
+
+func (p *Pipeline) validate(v *Variable) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"var": p.vars}, Functions: functions(p.Root, nil)}
+	for _, val := range v.validations {
+		ok, d := val.condition.Value(ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if ok.Type() != cty.Bool || ok.IsNull() || !ok.IsKnown() {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid validation condition", Detail: "The condition must be true or false.", Subject: val.condition.Range().Ptr()})
+			continue
+		}
+		if ok.True() {
+			continue
+		}
+		msg, d := val.message.Value(ctx)
+		text := "invalid value"
+		if !d.HasErrors() && msg.Type() == cty.String && msg.IsKnown() && !msg.IsNull() {
+			text = msg.AsString()
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
+			Detail: fmt.Sprintf("var.%s: %s", v.Name, text), Subject: val.rng.Ptr()})
+	}
+	return diags
+}
+
+func suggest(name string, options []string) string {
+	best, bestDist := "", 3
+	for _, o := range options {
+		if d := levenshtein.Distance(name, o, nil); d < bestDist {
+			best, bestDist = o, d
+		}
+	}
+	return best
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,24 @@
+// Package graph holds kiln's dependency graph: vertices, edges, cycle
+// detection, a deterministic topological order, reachability and the DOT and
+// Mermaid views of `kiln graph`.
+//
+// Vertices are the dense ints 0..N-1; the caller keeps the table from its
+// typed addresses to vertices and gives each vertex a display name, used in
+// messages and to break every tie. An edge from -> to means "from depends on
+// to". Invariants: no duplicate edges; every result that lists vertices
+// (Deps, Dependents, Order, Cycles, DOT, Mermaid) is ordered by names alone,
+// never by insertion order or map iteration, so the same pipeline always
+// gives the same order, the same cycle message and the same picture.
+//
+// Cycles uses kiln's own iterative Tarjan algorithm rather than
+// dominikbraun/graph's StronglyConnectedComponents. Measured on 10,000
+// vertices and 30,000 random edges (2-core AMD EPYC): the library took 40 ms
+// for the components alone and 80 ms with building its graph, close to the
+// 100 ms budget before the race detector; kiln's Tarjan takes 1 ms, and 2.5
+// ms with the reported cycle paths. For the same reason storage is plain
+// adjacency slices and DOT is written directly (the library's DOT output
+// follows map order).
+//
+// Locking: a Graph is built by one goroutine (New, AddEdge); once built, all
+// other methods only read it and may be called from many goroutines at once.
+package graph

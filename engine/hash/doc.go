@@ -1,0 +1,43 @@
+// Package hash computes kiln's two identities of a node, after Go's build
+// cache: the key (a Key of labelled lines, salted with FormatVersion) and the
+// digest of what a node produced (Tree, a Merkle hash over a file, a symlink
+// or a folder).
+//
+// Key lines are "label value", one logical line per physical line: a value
+// (or label) that contains a control character, is not valid UTF-8 or starts
+// with a double quote is written strconv.Quote'd, so no value can forge a
+// second line or collide with another value.
+//
+// A tree digest is the SHA-256 of one line per entry, sorted by relative
+// slash-separated path in byte order; the root itself contributes no line:
+//
+//	d <rel>                          a folder (empty folders count)
+//	f <rel> <x|-> <size> <sha256>    a regular file
+//	l <rel> <target>                 a symlink, never followed
+//
+// A root that is a single file or symlink is one line with rel ".". Paths
+// and targets follow the same quoting rule as key values, and in symlink
+// lines a path containing a space is quoted too, so that "l a b c" cannot mean
+// both a -> "b c" and "a b" -> c. Sockets, devices and fifos are errors.
+//
+// File modes are reduced to one bit, executable or not (x when any of the
+// three exec bits is set), as git does. Read and write bits come from each
+// host's umask (0644 on one machine, 0664 on another), so hashing them would
+// make the same build look different on two hosts, while the exec bit
+// changes what a file does and is kept. Owners and timestamps are left out
+// for the same reason.
+//
+// StatCache maps an absolute path to the content digest last computed for it,
+// trusted only while the file's (device, inode, size, mtime, ctime) signature
+// is unchanged. Like git's racy-clean rule, a digest is not stored when the
+// file's mtime or ctime lies within two seconds before the moment hashing
+// started: the file could still change inside the timestamp granularity
+// without changing its signature. Any later write moves ctime past the stored
+// value, so a stored entry cannot go stale unnoticed, even when mtime is
+// forced back. Caching needs Linux stat fields; elsewhere every file is read.
+//
+// Locking: a StatCache is safe for concurrent use; one RWMutex guards its
+// map. Tree hashes files with a pool of goroutines that share the cache and
+// write results into distinct slots of the entry list; listing and assembly
+// happen on the calling goroutine. A Key is not safe for concurrent use.
+package hash

@@ -1,0 +1,136 @@
+package hash
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// readAttempts bounds how often a file that changes while it is read is
+// read again before hashing gives up.
+const readAttempts = 3
+
+// fileHasher is a SHA-256 state and a read buffer, reused across files.
+type fileHasher struct {
+	sha hash.Hash
+	buf []byte
+}
+
+var fileHashers = sync.Pool{New: func() any {
+	return &fileHasher{sha: sha256.New(), buf: make([]byte, 256<<10)}
+}}
+
+// File returns the content digest of one regular file, from the cache when
+// its (device, inode, size, mtime ns, ctime ns) signature is unchanged. A
+// symlink to a regular file is followed. A nil cache hashes always.
+func File(path string, c *StatCache) (Digest, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return Digest{}, fmt.Errorf("hash file: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return Digest{}, notRegularError(path, info.Mode())
+	}
+	abs := path
+	if c != nil {
+		if abs, err = cacheKey(path); err != nil {
+			return Digest{}, fmt.Errorf("hash file %s: %w", path, err)
+		}
+	}
+	d, _, err := fileDigest(path, abs, info, c, true)
+	return d, err
+}
+
+// fileDigest returns the digest and size of the regular file at path, whose
+// stat result is info and whose cache key is abs. A file that changes while
+// it is read is read again, and only a file that held still is cached.
+func fileDigest(path, abs string, info fs.FileInfo, c *StatCache, follow bool) (Digest, int64, error) {
+	if sig, ok := signatureOf(info); ok && c != nil {
+		if d, ok := c.lookup(abs, sig); ok {
+			return d, sig.size, nil
+		}
+	}
+	for range readAttempts {
+		start := time.Now()
+		d, n, before, after, err := readDigest(path, follow)
+		if err != nil {
+			return Digest{}, 0, err
+		}
+		if n != before.Size() || !sameStat(before, after) {
+			continue
+		}
+		if sig, ok := signatureOf(before); ok && c != nil {
+			c.store(abs, sig, d, start)
+		}
+		return d, n, nil
+	}
+	return Digest{}, 0, fmt.Errorf("hash %s: the file changed each of the %d times it was read; stop whatever is writing to it and retry", path, readAttempts)
+}
+
+// readDigest streams the file at path into SHA-256 and returns the digest,
+// the bytes read and the file's stat results before and after reading.
+func readDigest(path string, follow bool) (d Digest, n int64, before, after fs.FileInfo, err error) {
+	flags := os.O_RDONLY | syscall.O_NONBLOCK // a fifo swapped in must not block the open
+	if !follow {
+		flags |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(path, flags, 0)
+	if err != nil {
+		return d, 0, nil, nil, fmt.Errorf("hash file: %w", err)
+	}
+	defer f.Close()
+	if before, err = f.Stat(); err != nil {
+		return d, 0, nil, nil, fmt.Errorf("hash file: %w", err)
+	}
+	if !before.Mode().IsRegular() {
+		return d, 0, nil, nil, notRegularError(path, before.Mode())
+	}
+	h := fileHashers.Get().(*fileHasher)
+	defer fileHashers.Put(h)
+	h.sha.Reset()
+	// Hide os.File's WriteTo so that CopyBuffer uses the pooled buffer.
+	if n, err = io.CopyBuffer(h.sha, struct{ io.Reader }{f}, h.buf); err != nil {
+		return d, 0, nil, nil, fmt.Errorf("hash file: %w", err)
+	}
+	h.sha.Sum(d[:0])
+	if after, err = f.Stat(); err != nil {
+		return d, 0, nil, nil, fmt.Errorf("hash file: %w", err)
+	}
+	return d, n, before, after, nil
+}
+
+// sameStat reports whether two stat results of one open file show no change.
+func sameStat(a, b fs.FileInfo) bool {
+	sa, okA := signatureOf(a)
+	sb, okB := signatureOf(b)
+	if okA && okB {
+		return sa == sb
+	}
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// notRegularError says that path is of a kind kiln does not hash.
+func notRegularError(path string, mode fs.FileMode) error {
+	what := "not a regular file"
+	switch {
+	case mode.IsDir():
+		return fmt.Errorf("hash file %s: is a folder, not a regular file; hash it as a tree", path)
+	case mode&fs.ModeSymlink != 0:
+		what = "a symlink"
+	case mode&fs.ModeSocket != 0:
+		what = "a socket"
+	case mode&fs.ModeNamedPipe != 0:
+		what = "a named pipe (fifo)"
+	case mode&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case mode&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("hash %s: is %s; kiln hashes only regular files, folders and symlinks: remove it or exclude it from the outputs", path, what)
+}

@@ -1,0 +1,114 @@
+package hash
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestKeyEachAddChangesSum(t *testing.T) {
+	k := NewKey()
+	seen := map[Digest]string{k.Sum(): "(empty)"}
+	adds := [][2]string{
+		{"kind", "exec"}, {"config", `{"command":"make"}`}, {"input", "a.txt 1234"},
+		{"input", "a.txt 1234"}, {"upstream", ""}, {"env", "HOME=/root"},
+	}
+	for _, a := range adds {
+		k.Add(a[0], a[1])
+		s := k.Sum()
+		if prev, dup := seen[s]; dup {
+			t.Errorf("Add(%q, %q) left the sum as after %s", a[0], a[1], prev)
+		}
+		seen[s] = a[0] + " " + a[1]
+	}
+}
+
+func TestKeySameLinesSameSum(t *testing.T) {
+	build := func() *Key {
+		k := NewKey()
+		k.Add("kind", "exec")
+		k.Addf("input", "%s %s", "a.txt", Bytes([]byte("x")))
+		return k
+	}
+	a, b := build(), build()
+	if a.Sum() != b.Sum() {
+		t.Fatalf("same lines, different sums: %s, %s", a.Sum(), b.Sum())
+	}
+	if got := Lines(a.Lines()...); got != a.Sum() {
+		t.Errorf("Sum() = %s, Lines(Lines()...) = %s", a.Sum(), got)
+	}
+	want := []string{"format " + FormatVersion, "kind exec", "input a.txt " + Bytes([]byte("x")).String()}
+	if diff := cmp.Diff(want, a.Lines()); diff != "" {
+		t.Errorf("Lines() (-want +got):\n%s", diff)
+	}
+	var zero Key
+	zero.Add("kind", "exec")
+	zero.Addf("input", "%s %s", "a.txt", Bytes([]byte("x")))
+	if zero.Sum() != a.Sum() {
+		t.Errorf("zero Key sums to %s, NewKey to %s", zero.Sum(), a.Sum())
+	}
+}
+
+func TestKeyLinesIsACopy(t *testing.T) {
+	k := NewKey()
+	k.Add("kind", "exec")
+	before := k.Sum()
+	k.Lines()[1] = "kind fetch"
+	if k.Sum() != before {
+		t.Error("changing the slice returned by Lines changed the key")
+	}
+}
+
+func TestKeyQuoting(t *testing.T) {
+	cases := []struct {
+		label, value, want string
+	}{
+		{"cmd", "make all", "cmd make all"},
+		{"cmd", "a\nb", `cmd "a\nb"`},
+		{"cmd", "a\r", `cmd "a\r"`},
+		{"cmd", "tab\there", `cmd "tab\there"`},
+		{"cmd", "bell\a", `cmd "bell\a"`},
+		{"cmd", `"quoted"`, `cmd "\"quoted\""`},
+		{"cmd", "bad \xff utf8", `cmd "bad \xff utf8"`},
+		{"cmd", "", "cmd "},
+		{"cmd", "ünïcode ok", "cmd ünïcode ok"},
+		{"two words", "v", `"two words" v`},
+	}
+	for _, c := range cases {
+		k := NewKey()
+		k.Add(c.label, c.value)
+		got := k.Lines()[1]
+		if got != c.want {
+			t.Errorf("Add(%q, %q) wrote %q, want %q", c.label, c.value, got, c.want)
+		}
+		if strings.ContainsAny(got, "\n\r") {
+			t.Errorf("Add(%q, %q) wrote more than one physical line: %q", c.label, c.value, got)
+		}
+	}
+}
+
+func TestKeyValuesCannotForgeLines(t *testing.T) {
+	pairs := []struct{ a, b func(*Key) }{
+		{
+			func(k *Key) { k.Add("a", "1\nb 2") },
+			func(k *Key) { k.Add("a", "1"); k.Add("b", "2") },
+		},
+		{
+			func(k *Key) { k.Add("a", `"x\ny"`) },
+			func(k *Key) { k.Add("a", "x\ny") },
+		},
+		{
+			func(k *Key) { k.Add("a b", "c") },
+			func(k *Key) { k.Add("a", "b c") },
+		},
+	}
+	for i, p := range pairs {
+		ka, kb := NewKey(), NewKey()
+		p.a(ka)
+		p.b(kb)
+		if ka.Sum() == kb.Sum() {
+			t.Errorf("pair %d: %q and %q give the same sum", i, ka.Lines(), kb.Lines())
+		}
+	}
+}

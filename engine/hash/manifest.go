@@ -1,0 +1,62 @@
+package hash
+
+import (
+	"slices"
+	"strconv"
+)
+
+// Entry is one item of a tree, as hashed by Tree.
+type Entry struct {
+	Path   string // slash-separated, relative to the root; "." for a root file or symlink
+	Kind   byte   // 'd' folder, 'f' regular file, 'l' symlink
+	Exec   bool   // files: any exec bit set
+	Size   int64  // files: size in bytes
+	Target string // symlinks: the target, verbatim
+	Digest Digest // files: SHA-256 of the content
+}
+
+// line returns the entry's line in a tree digest (see the package doc).
+func (e Entry) line() string {
+	switch e.Kind {
+	case 'd':
+		return "d " + field(e.Path)
+	case 'l':
+		return "l " + spacedField(e.Path) + " " + field(e.Target)
+	default:
+		mode := "-"
+		if e.Exec {
+			mode = "x"
+		}
+		return "f " + field(e.Path) + " " + mode + " " + strconv.FormatInt(e.Size, 10) + " " + e.Digest.String()
+	}
+}
+
+// Manifest returns the entries of the tree at path, sorted by Path, from the
+// same walk as Tree: Tree's digest is the hash of their lines.
+func Manifest(path string, c *StatCache) ([]Entry, error) {
+	return manifest(path, c, TreeOptions{})
+}
+
+// DiffManifests returns the sorted paths whose entries differ between a and
+// b or exist on one side only; nil when the manifests are equal.
+func DiffManifests(a, b []Entry) []string {
+	inA := make(map[string]Entry, len(a))
+	for _, e := range a {
+		inA[e.Path] = e
+	}
+	inB := make(map[string]bool, len(b))
+	var diff []string
+	for _, e := range b {
+		inB[e.Path] = true
+		if old, ok := inA[e.Path]; !ok || old != e {
+			diff = append(diff, e.Path)
+		}
+	}
+	for _, e := range a {
+		if !inB[e.Path] {
+			diff = append(diff, e.Path)
+		}
+	}
+	slices.Sort(diff)
+	return slices.Compact(diff)
+}

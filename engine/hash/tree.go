@@ -1,0 +1,183 @@
+package hash
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// TreeOptions tunes TreeWith.
+type TreeOptions struct {
+	// Workers is the number of goroutines hashing files; 0 (or less) means
+	// GOMAXPROCS. The digest does not depend on it.
+	Workers int
+	// Exclude, when set, leaves out every entry whose relative slash path it
+	// accepts, and with a folder all it holds. The root is never excluded.
+	Exclude func(rel string) bool
+}
+
+// Tree returns the Merkle digest of path: a regular file, a symlink or a
+// folder. Symlinks are never followed. See the package doc for the lines.
+func Tree(path string, c *StatCache) (Digest, error) {
+	return TreeWith(path, c, TreeOptions{})
+}
+
+// TreeWith is Tree with options.
+func TreeWith(path string, c *StatCache, o TreeOptions) (Digest, error) {
+	entries, err := manifest(path, c, o)
+	if err != nil {
+		return Digest{}, err
+	}
+	lines := make([]string, len(entries))
+	for i, e := range entries {
+		lines[i] = e.line()
+	}
+	return Lines(lines...), nil
+}
+
+// manifest lists the tree at path and hashes its files.
+func manifest(path string, c *StatCache, o TreeOptions) ([]Entry, error) {
+	root, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("hash %s: %w", path, err)
+	}
+	info, err := os.Lstat(root)
+	if err != nil {
+		return nil, fmt.Errorf("hash tree: %w", err)
+	}
+	var entries []Entry
+	switch mode := info.Mode(); {
+	case mode.IsDir():
+		entries, err = listTree(root, o.Exclude)
+	case mode.IsRegular():
+		entries = []Entry{{Path: ".", Kind: 'f'}}
+	case mode&fs.ModeSymlink != 0:
+		var target string
+		target, err = os.Readlink(root)
+		entries = []Entry{{Path: ".", Kind: 'l', Target: target}}
+	default:
+		err = notRegularError(root, mode)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := hashFiles(root, entries, c, o.Workers); err != nil {
+		return nil, err
+	}
+	return entries, nil
+}
+
+// listTree reads the folders under root, one at a time, and returns their
+// entries sorted by path. File sizes, modes and digests are left to hashFiles.
+func listTree(root string, exclude func(string) bool) ([]Entry, error) {
+	var entries []Entry
+	pending := []string{"."}
+	for len(pending) > 0 {
+		dir := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
+		list, err := os.ReadDir(absPath(root, dir))
+		if err != nil {
+			return nil, fmt.Errorf("hash tree: %w", err)
+		}
+		for _, de := range list {
+			rel := de.Name()
+			if dir != "." {
+				rel = dir + "/" + rel
+			}
+			if exclude != nil && exclude(rel) {
+				continue
+			}
+			switch mode := de.Type(); {
+			case mode.IsDir():
+				entries = append(entries, Entry{Path: rel, Kind: 'd'})
+				pending = append(pending, rel)
+			case mode.IsRegular():
+				entries = append(entries, Entry{Path: rel, Kind: 'f'})
+			case mode&fs.ModeSymlink != 0:
+				target, err := os.Readlink(absPath(root, rel))
+				if err != nil {
+					return nil, fmt.Errorf("hash tree: %w", err)
+				}
+				entries = append(entries, Entry{Path: rel, Kind: 'l', Target: target})
+			default:
+				return nil, notRegularError(absPath(root, rel), mode)
+			}
+		}
+	}
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	return entries, nil
+}
+
+// absPath returns the file path of the entry rel under root.
+func absPath(root, rel string) string {
+	if rel == "." {
+		return root
+	}
+	return root + string(filepath.Separator) + filepath.FromSlash(rel)
+}
+
+// hashFiles fills in the mode, size and digest of every file entry with a
+// pool of workers, each taking the next unhashed file. On failure it
+// returns the error of the first failing file in path order.
+func hashFiles(root string, entries []Entry, c *StatCache, workers int) error {
+	var files []int
+	for i, e := range entries {
+		if e.Kind == 'f' {
+			files = append(files, i)
+		}
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(files))
+	errs := make([]error, len(files))
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) {
+					return
+				}
+				if errs[i] = hashEntry(root, &entries[files[i]], c); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hashEntry fills in one file entry.
+func hashEntry(root string, e *Entry, c *StatCache) error {
+	abs := absPath(root, e.Path)
+	info, err := os.Lstat(abs)
+	if err != nil {
+		return fmt.Errorf("hash tree: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("hash %s: it stopped being a regular file while the tree was hashed; retry once whatever changes it has finished", abs)
+	}
+	d, size, err := fileDigest(abs, abs, info, c, false)
+	if err != nil {
+		return err
+	}
+	e.Exec = info.Mode()&0o111 != 0
+	e.Size = size
+	e.Digest = d
+	return nil
+}

@@ -1,0 +1,101 @@
+package plan
+
+// Action is what a node needs. The symbol is the value.
+type Action rune
+
+const (
+	NoOp    Action = ' '
+	Create  Action = '+'
+	Rebuild Action = '~'
+	Maybe   Action = '?'
+	Restore Action = '<'
+	Repair  Action = '!'
+	Start   Action = '^'
+	Forget  Action = '-'
+)
+
+// Word names the action in plan text and JSON.
+func (a Action) Word() string {
+	switch a {
+	case NoOp:
+		return "no-op"
+	case Create:
+		return "create"
+	case Rebuild:
+		return "rebuild"
+	case Maybe:
+		return "maybe"
+	case Restore:
+		return "restore"
+	case Repair:
+		return "repair"
+	case Start:
+		return "start"
+	case Forget:
+		return "forget"
+	}
+	return "unknown"
+}
+
+// Runs reports whether the action runs the node's command.
+func (a Action) Runs() bool { return a == Create || a == Rebuild || a == Repair || a == Start }
+
+// Reason explains one cause of an action.
+type Reason struct {
+	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, service
+	Subject string `json:"subject,omitempty"` // the attribute, file, node, variable or fact
+	Old     string `json:"old,omitempty"`
+	New     string `json:"new,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+func (r Reason) String() string {
+	switch r.Kind {
+	case "new":
+		return "never built"
+	case "attribute":
+		return "attribute " + r.Subject + " changed: " + r.Old + " → " + r.New
+	case "input":
+		return "input " + r.Subject + " changed: " + r.Old + " → " + r.New
+	case "input_added":
+		return "input " + r.Subject + " added"
+	case "input_removed":
+		return "input " + r.Subject + " removed"
+	case "upstream":
+		return "upstream " + r.Subject + " changed: " + r.Old + " → " + r.New
+	case "upstream_added":
+		return "now depends on " + r.Subject
+	case "upstream_removed":
+		return "no longer depends on " + r.Subject
+	case "upstream_runs":
+		return "upstream " + r.Subject + " will run; decided once its digest is known"
+	case "env":
+		return "environment variable " + r.Subject + " changed"
+	case "fact":
+		return r.Subject + " changed: " + r.Old + " → " + r.New
+	case "kind":
+		return "kind " + r.Subject + " changed: " + r.Old + " → " + r.New
+	case "format":
+		return "kiln's key format changed: " + r.Old + " → " + r.New
+	case "failed":
+		return "failed last time: " + r.Detail
+	case "replace":
+		return "replacement requested with -replace"
+	case "always_run":
+		return "always_run is set"
+	case "drift":
+		return "outputs changed outside kiln: " + r.Detail
+	case "resume":
+		return "an interrupted run with the same key is resumed"
+	case "restore":
+		return "an earlier result with this key is in the store"
+	case "service":
+		return r.Detail
+	case "blocked":
+		return "cannot run here: " + r.Detail
+	}
+	if r.Detail != "" {
+		return r.Detail
+	}
+	return r.Kind + " " + r.Subject
+}

@@ -1,0 +1,264 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// SelfOutPlaceholder is self.out while a node's key is computed: the real
+// folder is named by the key, so it cannot be part of it.
+const SelfOutPlaceholder = "${self.out}"
+
+// Decider decides what nodes need. It is safe for concurrent use by apply
+// as long as the state it reads is not modified concurrently for the same
+// node.
+type Decider struct {
+	Pipeline *config.Pipeline
+	State    *state.State
+	Store    *state.Store
+	Stat     *hash.StatCache
+	Records  *Records
+	Replace  map[addr.Node]bool
+}
+
+// Decision is what one node needs, and everything learned deciding it.
+type Decision struct {
+	Node     *config.Node
+	Action   Action
+	Reasons  []Reason
+	Key      string // hex; empty while an upstream digest is unknown
+	KeyLines []string
+	Config   *config.Evaluated
+	Kind     kind.Kind
+	KindNode *kind.Node
+	Probe    *kind.Probe
+	Record   *state.Record // the node's record in state, if any
+	Restore  *state.Record // for Restore: the record of the stored result
+	Blocked  string
+	Diags    hcl.Diagnostics
+}
+
+// Decide decides what n needs given the values of its upstream nodes. An
+// upstream value whose digest is unknown means that node will run first.
+func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values) *Decision {
+	p := d.Pipeline
+	k := n.Block.Kind
+	dec := &Decision{Node: n, Kind: k, Record: d.State.Records[n.Addr.String()]}
+	ev, diags := p.Evaluate(n, vals, SelfOutPlaceholder)
+	if diags.HasErrors() {
+		dec.Diags = diags
+		return dec
+	}
+	dec.Config = ev
+	dec.KindNode = &kind.Node{Addr: n.Addr, Config: ev.Config, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir}
+	var prev *kind.Record
+	if dec.Record.Good() {
+		prev = d.Records.KindRecord(dec.Record)
+	}
+	if pr, ok := k.(kind.Prober); ok && ev.Config.IsWhollyKnown() {
+		probe, err := pr.Probe(ctx, dec.KindNode, prev)
+		if err != nil {
+			dec.Diags = append(dec.Diags, nodeError(n, "Cannot inspect "+n.Addr.String(), err.Error()))
+			return dec
+		}
+		dec.Probe = probe
+		if probe != nil && probe.Blocked != "" {
+			dec.Blocked = probe.Blocked
+		}
+	}
+	if b := d.upstreamBlocked(n, vals); b != "" && dec.Blocked == "" {
+		dec.Blocked = b
+	}
+	in, pending, err := d.keyInputs(n, dec, vals)
+	if err != nil {
+		dec.Diags = append(dec.Diags, nodeError(n, "Cannot compute the key of "+n.Addr.String(), err.Error()))
+		return dec
+	}
+	if len(pending) > 0 || !ev.Config.IsWhollyKnown() {
+		d.decideUnknown(dec, pending)
+		return dec
+	}
+	key, err := keyLines(in)
+	if err != nil {
+		dec.Diags = append(dec.Diags, nodeError(n, "Cannot compute the key of "+n.Addr.String(), err.Error()))
+		return dec
+	}
+	dec.Key = key.Sum().String()
+	dec.KeyLines = key.Lines()
+	d.decideKnown(ctx, dec)
+	return dec
+}
+
+// upstreamBlocked reports a host or toolchain the node uses that cannot be
+// used on this machine.
+func (d *Decider) upstreamBlocked(n *config.Node, vals config.Values) string {
+	for _, a := range []*addr.Node{n.Meta.Host, n.Meta.Toolchain} {
+		if a == nil {
+			continue
+		}
+		if v, ok := vals.NodeValue(*a); ok && v.Type().IsObjectType() && v.Type().HasAttribute("blocked") {
+			if b := v.GetAttr("blocked"); b.IsKnown() && !b.IsNull() && b.AsString() != "" {
+				return a.String() + " is unavailable"
+			}
+		}
+	}
+	return ""
+}
+
+func (d *Decider) decideUnknown(dec *Decision, pending []addr.Node) {
+	rec := dec.Record
+	if !rec.Good() {
+		dec.Action = Create
+		dec.Reasons = []Reason{{Kind: "new"}}
+		if dec.Kind.Name() == "service" {
+			dec.Action = Start
+		}
+		return
+	}
+	dec.Action = Maybe
+	for _, a := range pending {
+		dec.Reasons = append(dec.Reasons, Reason{Kind: "upstream_runs", Subject: a.String()})
+	}
+}
+
+func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
+	rec := dec.Record
+	n := dec.Node
+	service := dec.Kind.Name() == "service"
+	run := Rebuild
+	if service {
+		run = Start
+	}
+	switch {
+	case d.Replace[n.Addr]:
+		dec.Action = run
+		dec.Reasons = []Reason{{Kind: "replace"}}
+		return
+	case rec.Good() && rec.Key == dec.Key:
+		if n.Meta.AlwaysRun {
+			dec.Action, dec.Reasons = run, []Reason{{Kind: "always_run"}}
+			return
+		}
+		if dec.Probe != nil && dec.Probe.Down != "" {
+			dec.Action, dec.Reasons = Start, []Reason{{Kind: "service", Detail: dec.Probe.Down}}
+			return
+		}
+		if drift := d.drift(ctx, dec); drift != "" {
+			dec.Action, dec.Reasons = Repair, []Reason{{Kind: "drift", Detail: drift}}
+			if service {
+				dec.Action = Start
+			}
+			return
+		}
+		dec.Action = NoOp
+		return
+	}
+	if !service {
+		if r := d.Records.Stored(dec.Key); r != nil {
+			dec.Action, dec.Restore = Restore, r
+			dec.Reasons = []Reason{{Kind: "restore"}}
+			if rec.Good() {
+				dec.Reasons = append(dec.Reasons, diffKeyLines(rec.KeyLines, dec.KeyLines)...)
+			}
+			return
+		}
+	}
+	switch {
+	case !rec.Good():
+		dec.Action = Create
+		if service {
+			dec.Action = Start
+		}
+		dec.Reasons = []Reason{{Kind: "new"}}
+		if rec != nil && rec.Failure != nil {
+			dec.Reasons = append(dec.Reasons, Reason{Kind: "failed", Detail: firstLine(rec.Failure.Error)})
+		}
+	default:
+		dec.Action = run
+		dec.Reasons = diffKeyLines(rec.KeyLines, dec.KeyLines)
+		if len(dec.Reasons) == 0 {
+			dec.Reasons = []Reason{{Kind: "key", Detail: "key changed"}}
+		}
+	}
+	if !service && n.Meta.Resumable && d.resumable(dec.Key) {
+		dec.Reasons = append([]Reason{{Kind: "resume"}}, dec.Reasons...)
+	}
+}
+
+// drift reports how a built node's outputs differ from its record.
+func (d *Decider) drift(ctx context.Context, dec *Decision) string {
+	rec := dec.Record
+	name := dec.Node.Addr.FileName()
+	if rec.Entry != "" {
+		if key, ok := d.Store.Linked(name); !ok || key != rec.Entry {
+			return fmt.Sprintf("%s no longer points at the result", d.Store.OutPath(name))
+		}
+	}
+	if v, ok := dec.Kind.(kind.Verifier); ok {
+		drift, err := v.Verify(ctx, dec.KindNode, d.Records.KindRecord(rec))
+		if err != nil {
+			return err.Error()
+		}
+		return drift
+	}
+	if rec.Attrs[AttrDigestBy] == "kind" {
+		return ""
+	}
+	got, _, err := OutputDigest(d.Store, d.Pipeline.Root, rec.Entry, outputPaths(d.Pipeline.Root, rec.Outputs), d.Stat)
+	if err != nil {
+		return err.Error()
+	}
+	if got != rec.Digest {
+		return "digest " + short(rec.Digest) + " → " + short(got)
+	}
+	return ""
+}
+
+func outputPaths(root string, outs []state.Output) []string {
+	paths := make([]string, len(outs))
+	for i, o := range outs {
+		paths[i] = o.Path
+		if !filepath.IsAbs(o.Path) {
+			paths[i] = filepath.Join(root, o.Path)
+		}
+	}
+	return paths
+}
+
+func nodeError(n *config.Node, summary, detail string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: n.DeclRange.Ptr()}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// digestOf returns the digest attribute of an upstream value, if known.
+func digestOf(v cty.Value) (string, bool) {
+	if !v.Type().IsObjectType() || !v.Type().HasAttribute("digest") {
+		return "", false
+	}
+	dg := v.GetAttr("digest")
+	if !dg.IsKnown() || dg.IsNull() {
+		return "", false
+	}
+	return dg.AsString(), true
+}

@@ -1,0 +1,109 @@
+package plan
+
+import (
+	"os"
+	"strings"
+)
+
+// keyLine splits a key line into its label, subject and value. Labels with a
+// subject (attr, input, file, dep, fact, env) name one influence each.
+func keyLine(l string) (label, subject, value string) {
+	label, rest, _ := strings.Cut(l, " ")
+	switch label {
+	case "attr", "input", "file", "dep", "fact", "env":
+		subject, value, _ = strings.Cut(rest, " ")
+	default:
+		value = rest
+	}
+	return label, subject, value
+}
+
+// diffKeyLines explains the difference between a recorded key and a new
+// one, influence by influence, in the order of the new key.
+func diffKeyLines(old, cur []string) []Reason {
+	type entry struct{ value string }
+	before := map[string]string{}
+	var order []string
+	for _, l := range old {
+		label, subject, value := keyLine(l)
+		before[label+" "+subject] = value
+		order = append(order, label+" "+subject)
+	}
+	var reasons []Reason
+	seen := map[string]bool{}
+	for _, l := range cur {
+		label, subject, value := keyLine(l)
+		id := label + " " + subject
+		seen[id] = true
+		was, ok := before[id]
+		if ok && was == value {
+			continue
+		}
+		reasons = append(reasons, lineReason(label, subject, was, value, ok))
+	}
+	for _, id := range order {
+		if seen[id] {
+			continue
+		}
+		label, subject, _ := strings.Cut(id, " ")
+		r := lineReason(label, subject, before[id], "", true)
+		switch label {
+		case "input":
+			r = Reason{Kind: "input_removed", Subject: subject}
+		case "dep":
+			r = Reason{Kind: "upstream_removed", Subject: subject}
+		case "attr":
+			r = Reason{Kind: "attribute", Subject: subject, Old: clip(before[id]), New: "(unset)"}
+		}
+		reasons = append(reasons, r)
+	}
+	return reasons
+}
+
+func lineReason(label, subject, old, cur string, existed bool) Reason {
+	switch label {
+	case "attr":
+		if !existed {
+			return Reason{Kind: "attribute", Subject: subject, Old: "(unset)", New: clip(cur)}
+		}
+		return Reason{Kind: "attribute", Subject: subject, Old: clip(old), New: clip(cur)}
+	case "input", "file":
+		if !existed {
+			return Reason{Kind: "input_added", Subject: subject}
+		}
+		return Reason{Kind: "input", Subject: subject, Old: short(old), New: short(cur)}
+	case "dep":
+		if !existed {
+			return Reason{Kind: "upstream_added", Subject: subject}
+		}
+		return Reason{Kind: "upstream", Subject: subject, Old: short(old), New: short(cur)}
+	case "fact":
+		return Reason{Kind: "fact", Subject: subject, Old: old, New: cur}
+	case "env":
+		return Reason{Kind: "env", Subject: subject}
+	case "kind":
+		return Reason{Kind: "kind", Subject: subject, Old: old, New: cur}
+	case "format":
+		return Reason{Kind: "format", Old: old, New: cur}
+	}
+	return Reason{Kind: label, Detail: label + " changed"}
+}
+
+// clip shortens long attribute values for one-line reasons.
+func clip(s string) string {
+	const max = 120
+	if len(s) <= max {
+		return s
+	}
+	return s[:max-1] + "…"
+}
+
+// resumable reports whether an interrupted run of key left a folder to
+// resume in.
+func (d *Decider) resumable(key string) bool {
+	if _, ok := d.Store.Meta(key); ok {
+		return false
+	}
+	fi, err := os.Stat(d.Store.EntryPath(key))
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,147 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// keyInputs is everything a node's key is made of.
+type keyInputs struct {
+	kind     string
+	version  string
+	config   cty.Value           // decoded, with self.out as the placeholder
+	inputs   [][2]string         // path, digest
+	files    [][2]string         // kind key files: path, digest
+	deps     [][2]string         // address, digest
+	facts    [][2]string         // probe key lines
+	env      map[string]string   // env() reads
+	paths    pathNormaliser
+}
+
+// keyLines writes a node's key. Any new influence on a node's result must be
+// reported here, and nowhere else.
+func keyLines(in keyInputs) (*hash.Key, error) {
+	k := hash.NewKey()
+	k.Add("kind", in.kind+" "+in.version)
+	attrs := in.config.Type().AttributeTypes()
+	names := make([]string, 0, len(attrs))
+	for n := range attrs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		v := in.config.GetAttr(n)
+		if v.IsNull() {
+			continue
+		}
+		s, err := canonical(v, in.paths)
+		if err != nil {
+			return nil, fmt.Errorf("attribute %s: %w", n, err)
+		}
+		k.Add("attr", n+" "+s)
+	}
+	for _, l := range in.inputs {
+		k.Add("input", in.paths.normalise(l[0])+" "+l[1])
+	}
+	for _, l := range in.files {
+		k.Add("file", in.paths.normalise(l[0])+" "+l[1])
+	}
+	for _, l := range in.deps {
+		k.Add("dep", l[0]+" "+l[1])
+	}
+	for _, l := range in.facts {
+		k.Add("fact", l[0]+" "+l[1])
+	}
+	envNames := make([]string, 0, len(in.env))
+	for n := range in.env {
+		envNames = append(envNames, n)
+	}
+	sort.Strings(envNames)
+	for _, n := range envNames {
+		k.Add("env", n+" "+hash.Bytes([]byte(in.env[n])).Short())
+	}
+	return k, nil
+}
+
+// pathNormaliser keeps absolute paths of the state folder and the pipeline
+// folder out of keys, so a pipeline moved or cloned elsewhere keeps its keys.
+type pathNormaliser struct {
+	state, root string
+}
+
+func (p pathNormaliser) normalise(s string) string {
+	if p.state != "" {
+		s = strings.ReplaceAll(s, p.state, "$KILN_STATE")
+	}
+	if p.root != "" {
+		s = strings.ReplaceAll(s, p.root, "$KILN_ROOT")
+	}
+	return s
+}
+
+// canonical encodes a value as JSON with sorted keys, normalised paths, and
+// sensitive values replaced by their hash.
+func canonical(v cty.Value, paths pathNormaliser) (string, error) {
+	if !v.IsWhollyKnown() {
+		return "", errUnknown
+	}
+	v, err := cty.Transform(v, func(_ cty.Path, v cty.Value) (cty.Value, error) {
+		if v.IsMarked() {
+			inner, _ := v.UnmarkDeep()
+			if inner.Type() == cty.String && !inner.IsNull() {
+				return cty.StringVal("(sensitive " + hash.Bytes([]byte(inner.AsString())).Short() + ")"), nil
+			}
+			b, err := ctyjson.Marshal(inner, inner.Type())
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return cty.StringVal("(sensitive " + hash.Bytes(b).Short() + ")"), nil
+		}
+		if v.Type() == cty.String && !v.IsNull() {
+			return cty.StringVal(paths.normalise(v.AsString())), nil
+		}
+		return v, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	b, err := ctyjson.Marshal(v, v.Type())
+	if err != nil {
+		return "", err
+	}
+	return unescapeHTML(b)
+}
+
+// unescapeHTML re-encodes JSON without the \u003c-style escapes of <, > and
+// &, so key lines read like the configuration they come from.
+func unescapeHTML(b []byte) (string, error) {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return string(b), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(out.String(), "\n"), nil
+}
+
+type unknownError struct{}
+
+func (unknownError) Error() string { return "value not known until an upstream node has run" }
+
+var errUnknown error = unknownError{}

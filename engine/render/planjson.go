@@ -1,0 +1,105 @@
+package render
+
+import (
+	"sort"
+
+	"github.com/kilnbuild/kiln/engine/plan"
+)
+
+// PlanFormatVersion versions the JSON plan schema (docs/plan-json.md).
+// Additions keep the version; removals or changes of meaning bump it.
+const PlanFormatVersion = "1"
+
+// PlanJSON is the stable model of a plan.
+type PlanJSON struct {
+	FormatVersion string         `json:"format_version"`
+	KilnVersion   string         `json:"kiln_version"`
+	Pipeline      string         `json:"pipeline"`
+	State         StateJSON      `json:"state"`
+	Summary       map[string]int `json:"summary"`
+	Changes       []ChangeJSON   `json:"changes"`
+	Forget        []string       `json:"forget"`
+	Blocked       []BlockedJSON  `json:"blocked"`
+}
+
+// StateJSON identifies the state a plan was made against.
+type StateJSON struct {
+	Lineage string `json:"lineage"`
+	Serial  uint64 `json:"serial"`
+}
+
+// ChangeJSON is one node's entry in a plan.
+type ChangeJSON struct {
+	Address   string           `json:"address"`
+	Kind      string           `json:"kind"`
+	Action    string           `json:"action"`
+	Symbol    string           `json:"symbol"`
+	Reasons   []ReasonJSON     `json:"reasons"`
+	Key       string           `json:"key,omitempty"`
+	Resume    bool             `json:"resume,omitempty"`
+	Blocked   string           `json:"blocked,omitempty"`
+	DependsOn []string         `json:"depends_on"`
+	Resources map[string]int64 `json:"resources,omitempty"`
+	// LastDuration is the recorded duration of the node's last good run, in
+	// seconds, when there is one.
+	LastDuration float64 `json:"last_duration_s,omitempty"`
+}
+
+// ReasonJSON is one reason, with its sentence.
+type ReasonJSON struct {
+	plan.Reason
+	Message string `json:"message"`
+}
+
+// BlockedJSON names a node that cannot run on this machine.
+type BlockedJSON struct {
+	Address string `json:"address"`
+	Reason  string `json:"reason"`
+}
+
+// ModelPlan builds the JSON model of a plan. Up-to-date nodes are listed
+// with action "no-op" so programs see the whole scope.
+func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) *PlanJSON {
+	m := &PlanJSON{FormatVersion: PlanFormatVersion, KilnVersion: version, Pipeline: pipeline, State: stamp,
+		Summary: map[string]int{}, Changes: []ChangeJSON{}, Forget: []string{}, Blocked: []BlockedJSON{}}
+	for _, a := range []plan.Action{plan.Create, plan.Rebuild, plan.Maybe, plan.Restore, plan.Repair, plan.Start, plan.Forget, plan.NoOp} {
+		m.Summary[a.Word()] = 0
+	}
+	for _, d := range pl.Changes {
+		c := ChangeJSON{
+			Address: d.Node.Addr.String(), Kind: d.Kind.Name(), Action: d.Action.Word(), Symbol: string(d.Action),
+			Reasons: []ReasonJSON{}, Key: d.Key, Blocked: d.Blocked, DependsOn: []string{}, Resources: d.Node.Meta.Resources,
+		}
+		for _, r := range d.Reasons {
+			c.Reasons = append(c.Reasons, ReasonJSON{Reason: r, Message: r.String()})
+			if r.Kind == "resume" {
+				c.Resume = true
+			}
+		}
+		for _, dep := range d.Node.Deps {
+			c.DependsOn = append(c.DependsOn, dep.String())
+		}
+		if d.Record.Good() && d.Record.Duration > 0 {
+			c.LastDuration = d.Record.Duration.Seconds()
+		}
+		m.Summary[d.Action.Word()]++
+		m.Changes = append(m.Changes, c)
+		if d.Blocked != "" && d.Action != plan.NoOp {
+			m.Blocked = append(m.Blocked, BlockedJSON{Address: c.Address, Reason: d.Blocked})
+		}
+	}
+	m.Forget = append(m.Forget, pl.Forget...)
+	m.Summary[plan.Forget.Word()] = len(pl.Forget)
+	sort.Slice(m.Blocked, func(i, j int) bool { return m.Blocked[i].Address < m.Blocked[j].Address })
+	return m
+}
+
+// HasChanges reports whether the modelled plan would do anything.
+func (m *PlanJSON) HasChanges() bool {
+	for k, v := range m.Summary {
+		if k != plan.NoOp.Word() && v > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,42 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kilnbuild/kiln/engine/plan"
+)
+
+// PlanMarkdown writes the plan as a Markdown table a CI job can post on a
+// pull request.
+func PlanMarkdown(w io.Writer, m *PlanJSON) {
+	fmt.Fprintf(w, "### kiln plan\n\n%s\n\n", Summary(m))
+	if !m.HasChanges() {
+		fmt.Fprintln(w, "Nothing to do: every node is up to date.")
+		return
+	}
+	fmt.Fprintln(w, "| | node | action | why |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, c := range m.Changes {
+		if c.Action == plan.NoOp.Word() {
+			continue
+		}
+		var why []string
+		for _, r := range c.Reasons {
+			why = append(why, mdEscape(r.Message))
+		}
+		if c.Blocked != "" {
+			why = append(why, "**cannot run here:** "+mdEscape(c.Blocked))
+		}
+		fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", c.Symbol, c.Address, c.Action, strings.Join(why, "<br>"))
+	}
+	for _, f := range m.Forget {
+		fmt.Fprintf(w, "| `-` | `%s` | forget | no longer in the configuration |\n", f)
+	}
+}
+
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "|", "\\|")
+	return strings.ReplaceAll(s, "\n", " ")
+}

@@ -1,0 +1,121 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fatih/color"
+	"github.com/kilnbuild/kiln/engine/plan"
+)
+
+// Colors paints plan symbols; a zero value paints nothing.
+type Colors struct{ On bool }
+
+func (c Colors) action(sym string) func(format string, a ...any) string {
+	if !c.On {
+		return fmt.Sprintf
+	}
+	var attr color.Attribute
+	switch plan.Action([]rune(sym)[0]) {
+	case plan.Create:
+		attr = color.FgGreen
+	case plan.Rebuild:
+		attr = color.FgYellow
+	case plan.Maybe:
+		attr = color.FgCyan
+	case plan.Restore:
+		attr = color.FgBlue
+	case plan.Repair, plan.Forget:
+		attr = color.FgRed
+	case plan.Start:
+		attr = color.FgMagenta
+	default:
+		return fmt.Sprintf
+	}
+	c2 := color.New(attr, color.Bold)
+	c2.EnableColor()
+	return c2.Sprintf
+}
+
+func (c Colors) dim(s string) string {
+	if !c.On {
+		return s
+	}
+	d := color.New(color.Faint)
+	d.EnableColor()
+	return d.Sprint(s)
+}
+
+// PlanText writes the human plan: one entry per node that would change,
+// with its reasons, then the nodes that cannot run here and a summary line.
+func PlanText(w io.Writer, m *PlanJSON, c Colors) {
+	if !m.HasChanges() {
+		fmt.Fprintf(w, "No changes. %d node%s up to date.\n", m.Summary["no-op"], plural(m.Summary["no-op"]))
+		writeBlocked(w, m, c)
+		return
+	}
+	for _, ch := range m.Changes {
+		if ch.Action == plan.NoOp.Word() {
+			continue
+		}
+		word := ch.Action
+		if ch.Resume {
+			word = "resume"
+		}
+		paint := c.action(ch.Symbol)
+		fmt.Fprintf(w, "%s %s %s\n", paint("%s", ch.Symbol), paint("%s", ch.Address), c.dim("("+word+")"))
+		for _, r := range ch.Reasons {
+			if r.Kind == "resume" {
+				continue
+			}
+			fmt.Fprintf(w, "    %s\n", r.Message)
+		}
+		if ch.Blocked != "" {
+			fmt.Fprintf(w, "    %s\n", c.action("!")("cannot run here: %s", ch.Blocked))
+		}
+	}
+	for _, f := range m.Forget {
+		paint := c.action("-")
+		fmt.Fprintf(w, "%s %s %s\n    no longer in the configuration; its results stay in the store until kiln gc\n", paint("-"), paint("%s", f), c.dim("(forget)"))
+	}
+	writeBlocked(w, m, c)
+	fmt.Fprintf(w, "\n%s\n", Summary(m))
+}
+
+func writeBlocked(w io.Writer, m *PlanJSON, c Colors) {
+	if len(m.Blocked) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", c.action("!")("%d node%s cannot run on this machine:", len(m.Blocked), plural(len(m.Blocked))))
+	for _, b := range m.Blocked {
+		fmt.Fprintf(w, "  %s: %s\n", b.Address, b.Reason)
+	}
+}
+
+// Summary is the plan's one-line summary.
+func Summary(m *PlanJSON) string {
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	s := m.Summary
+	add(s["create"], "to create")
+	add(s["rebuild"], "to rebuild")
+	add(s["maybe"], "maybe")
+	add(s["restore"], "to restore")
+	add(s["repair"], "to repair")
+	add(s["start"], "to start")
+	add(s["forget"], "to forget")
+	add(s["no-op"], "up to date")
+	return "Plan: " + strings.Join(parts, ", ") + "."
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

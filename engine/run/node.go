@@ -1,0 +1,332 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// node decides one node now that its dependencies finished, and acts.
+func (a *Applier) node(ctx context.Context, n *config.Node) NodeResult {
+	res := NodeResult{Addr: n.Addr}
+	if err := context.Cause(ctx); err != nil {
+		res.Outcome, res.Err = Cancelled, err
+		return res
+	}
+	dec := a.Decider.Decide(ctx, n, a.vals)
+	res.Action = dec.Action
+	if dec.Diags.HasErrors() {
+		res.Outcome, res.Err = Failed, &DiagError{Diags: dec.Diags}
+		return res
+	}
+	if dec.Blocked != "" && dec.Action != plan.NoOp {
+		res.Outcome, res.Err = Failed, fmt.Errorf("cannot run on this machine: %s", dec.Blocked)
+		return res
+	}
+	switch dec.Action {
+	case plan.NoOp:
+		a.vals.Set(n.Addr, a.Decider.ValueAfter(dec))
+		res.Outcome = UpToDate
+		return res
+	case plan.Restore:
+		if err := a.restore(dec); err == nil {
+			a.vals.Set(n.Addr, a.Decider.ValueAfter(dec))
+			res.Outcome = Restored
+			return res
+		}
+		// A stored result that no longer verifies is rebuilt instead.
+		dec.Action = plan.Rebuild
+	}
+	return a.build(ctx, dec)
+}
+
+// restore points the node at a stored result with its key.
+func (a *Applier) restore(dec *plan.Decision) error {
+	stored := dec.Restore
+	st := a.Decider.Store
+	if stored.Attrs[plan.AttrDigestBy] != "kind" {
+		got, _, err := plan.OutputDigest(st, a.Decider.Pipeline.Root, stored.Entry, outputPaths(a.Decider.Pipeline.Root, stored.Outputs), a.Decider.Stat)
+		if err != nil || got != stored.Digest {
+			return fmt.Errorf("stored result of %s changed", dec.Node.Addr)
+		}
+	}
+	if err := st.Link(dec.Node.Addr.FileName(), stored.Entry); err != nil {
+		return err
+	}
+	rec := *stored
+	rec.Addr = dec.Node.Addr.String()
+	rec.Failure = nil
+	return a.Writer.Commit(&rec)
+}
+
+// build runs the node's kind in a fresh store folder and publishes the
+// result.
+func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
+	n := dec.Node
+	res := NodeResult{Addr: n.Addr, Action: dec.Action}
+	d := a.Decider
+	st := d.Store
+	unlock := st.LockKey(dec.Key)
+	defer unlock()
+	service := dec.Kind.Name() == "service"
+	if dec.Action == plan.Rebuild || dec.Action == plan.Create {
+		// Another node with the same key may have finished meanwhile.
+		if stored := d.Records.Stored(dec.Key); stored != nil && !service && !n.Meta.AlwaysRun && !d.Replace[n.Addr] {
+			dec.Restore = stored
+			if a.restore(dec) == nil {
+				a.vals.Set(n.Addr, d.ValueAfter(&plan.Decision{Node: n, Kind: dec.Kind, KindNode: dec.KindNode, Action: plan.Restore, Restore: stored}))
+				res.Outcome = Restored
+				return res
+			}
+		}
+	}
+	if _, complete := st.Meta(dec.Key); complete {
+		// Repair, replace, always_run or a service restart with an unchanged
+		// key: the old entry gives way. It is unlinked first so the stable
+		// path never points at a half-built folder.
+		if cur, ok := st.Linked(n.Addr.FileName()); ok && cur == dec.Key {
+			_ = st.Unlink(n.Addr.FileName())
+		}
+		if err := st.Remove(dec.Key); err != nil {
+			res.Outcome, res.Err = Failed, err
+			return res
+		}
+	}
+	dir, resumed, err := st.Begin(dec.Key, n.Meta.Resumable)
+	if err != nil {
+		res.Outcome, res.Err = Failed, err
+		return res
+	}
+	logPath := LogPath(d.Pipeline.StateDir, n.Addr)
+	log, err := openLog(logPath, func(line string) { a.Options.Hooks.Output(n.Addr, line) })
+	if err != nil {
+		res.Outcome, res.Err = Failed, err
+		return res
+	}
+	res.Log = logPath
+	a.Options.Hooks.Running(n.Addr, dec.Action, dec.Reasons)
+	start := time.Now()
+	result, attempts, err := a.runKind(ctx, dec, dir, resumed, log)
+	res.Attempts = attempts
+	res.Duration = time.Since(start)
+	_ = log.Close()
+	if err == nil {
+		err = a.publish(dec, dir, result, start, res.Duration, logPath)
+	}
+	if err != nil {
+		res.Err = err
+		res.LogTail = log.Tail()
+		res.Outcome = Failed
+		if ctx.Err() != nil {
+			res.Outcome = Cancelled
+		}
+		a.recordFailure(dec, err, logPath)
+		if !n.Meta.Resumable {
+			_ = st.Remove(dec.Key)
+		}
+		return res
+	}
+	res.Outcome = Built
+	if service {
+		res.Outcome = Started
+	}
+	return res
+}
+
+// runKind evaluates the node with its real output folder and runs its kind,
+// retrying as configured, each attempt bounded by the node's timeout.
+func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, resumed bool, log *nodeLog) (*kind.Result, int, error) {
+	n := dec.Node
+	d := a.Decider
+	ev, diags := d.Pipeline.Evaluate(n, a.vals, dir)
+	if diags.HasErrors() {
+		return nil, 0, &DiagError{Diags: diags}
+	}
+	cfg, _ := ev.Config.UnmarkDeep()
+	env := mergeEnv(baseEnv(), "KILN_OUT="+dir)
+	if tc := n.Meta.Toolchain; tc != nil {
+		if v, ok := a.vals.NodeValue(*tc); ok && v.Type().HasAttribute("env") {
+			if e := v.GetAttr("env"); e.IsWhollyKnown() && !e.IsNull() && (e.Type().IsMapType() || e.Type().IsObjectType()) {
+				m := map[string]string{}
+				for k, x := range e.AsValueMap() {
+					if x.Type() == cty.String {
+						m[k] = x.AsString()
+					}
+				}
+				env = mergeEnv(env, sortedEnv(m)...)
+			}
+		}
+	}
+	var prev *kind.Record
+	if dec.Record.Good() {
+		prev = d.Records.KindRecord(dec.Record)
+	}
+	b := &kind.Build{
+		Node:     kind.Node{Addr: n.Addr, Config: cfg, Root: d.Pipeline.Root, Out: d.Pipeline.OutPath(n.Addr), State: d.Pipeline.StateDir},
+		Dir:      dir,
+		Resumed:  resumed,
+		Env:      env,
+		Log:      log,
+		Previous: prev,
+	}
+	var lastErr error
+	attempts := 0
+	for attempt := 0; attempt <= n.Meta.Retries; attempt++ {
+		if ctx.Err() != nil {
+			break
+		}
+		attempts++
+		if attempt > 0 {
+			fmt.Fprintf(log, "kiln: attempt %d of %d after: %v\n", attempt+1, n.Meta.Retries+1, lastErr)
+		}
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if n.Meta.Timeout > 0 {
+			actx, cancel = context.WithTimeoutCause(ctx, n.Meta.Timeout, fmt.Errorf("timed out after %s", n.Meta.Timeout))
+		}
+		r, err := dec.Kind.Build(actx, b)
+		cancel()
+		if err == nil {
+			return r, attempts, nil
+		}
+		lastErr = err
+		if cause := context.Cause(actx); cause != nil && ctx.Err() == nil {
+			lastErr = fmt.Errorf("%w (%v)", cause, err)
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, attempts, fmt.Errorf("interrupted: %w", context.Cause(ctx))
+	}
+	return nil, attempts, lastErr
+}
+
+// publish hashes a successful run, completes its store entry, points the
+// stable path at it and commits the record.
+func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start time.Time, took time.Duration, logPath string) error {
+	d := a.Decider
+	n := dec.Node
+	if r == nil {
+		r = &kind.Result{}
+	}
+	outs, err := inPlaceOutputs(d.Pipeline.Root, d.Pipeline.StateDir, r.Outputs)
+	if err != nil {
+		return err
+	}
+	attrs := map[string]string{}
+	for k, v := range r.Attrs {
+		attrs[k] = v
+	}
+	plan.EncodeExports(attrs, r.Exports)
+	digest := r.Digest
+	var outRecs []state.Output
+	if digest == "" {
+		if digest, outRecs, err = plan.OutputDigest(d.Store, d.Pipeline.Root, dec.Key, outs, d.Stat); err != nil {
+			return fmt.Errorf("hashing the result: %w", err)
+		}
+	} else {
+		attrs[plan.AttrDigestBy] = "kind"
+	}
+	rec := &state.Record{
+		Addr: n.Addr.String(), Kind: dec.Kind.Name(), Key: dec.Key, KeyLines: dec.KeyLines,
+		Digest: digest, Entry: dec.Key, Outputs: outRecs, Attrs: attrs,
+		Started: start.UTC(), Duration: took, Resources: n.Meta.Resources,
+		Log: relPath(d.Pipeline.Root, logPath), Host: a.Options.Host, KilnVersion: a.Options.Version,
+	}
+	if err := d.Store.Complete(state.EntryMeta{Key: dec.Key, Digest: digest, Addr: rec.Addr, Created: time.Now().UTC()}); err != nil {
+		return fmt.Errorf("publishing the result: %w", err)
+	}
+	if err := d.Records.Save(rec); err != nil {
+		return fmt.Errorf("publishing the result: %w", err)
+	}
+	if err := d.Store.Link(n.Addr.FileName(), dec.Key); err != nil {
+		return fmt.Errorf("publishing the result: %w", err)
+	}
+	if err := a.Writer.Commit(rec); err != nil {
+		return err
+	}
+	value := d.ValueAfter(&plan.Decision{Node: n, Kind: dec.Kind, KindNode: dec.KindNode, Action: plan.Restore, Restore: rec})
+	a.vals.Set(n.Addr, value)
+	return nil
+}
+
+// recordFailure keeps the node's last good result and notes the failure.
+func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath string) {
+	var rec state.Record
+	if dec.Record != nil {
+		rec = *dec.Record
+	} else {
+		rec = state.Record{Addr: dec.Node.Addr.String(), Kind: dec.Kind.Name()}
+	}
+	code := -1
+	var ee interface{ ExitCode() int }
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	rec.Failure = &state.Failure{Key: dec.Key, Error: err.Error(), ExitCode: code, At: time.Now().UTC(), Log: relPath(a.Decider.Pipeline.Root, logPath)}
+	_ = a.Writer.Commit(&rec)
+}
+
+// inPlaceOutputs resolves declared in-place outputs and refuses any that
+// leave the pipeline folder, through .. or through a symlink, or that lie in
+// the state folder.
+func inPlaceOutputs(root, stateDir string, outs []string) ([]string, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, err
+	}
+	var abs []string
+	for _, o := range outs {
+		p := o
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		p = filepath.Clean(p)
+		if !within(root, p) || within(stateDir, p) {
+			return nil, fmt.Errorf("output %s is outside the pipeline folder %s: declare outputs inside it, or write to $KILN_OUT", o, root)
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return nil, fmt.Errorf("output %s was not created by the command: %w", o, err)
+		}
+		if !within(realRoot, real) {
+			return nil, fmt.Errorf("output %s leads outside the pipeline folder through a symlink (to %s)", o, real)
+		}
+		abs = append(abs, p)
+	}
+	return abs, nil
+}
+
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func outputPaths(root string, outs []state.Output) []string {
+	var paths []string
+	for _, o := range outs {
+		p := o.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func relPath(root, p string) string {
+	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
+}
+
+var _ = os.Getpid

@@ -1,0 +1,29 @@
+// Package sched runs a set of dependent tasks in parallel: kiln's scheduler
+// for `kiln apply`, independent of what a task does.
+//
+// A task starts the moment all its dependencies have succeeded, not level by
+// level, as long as fewer than Parallelism tasks run and its resources fit
+// the free part of every limited pool. Among ready tasks the highest
+// Priority goes first, then the lowest index; CriticalPath gives priorities
+// that start the longest chains first. A failure skips the tasks that depend
+// on it, transitively, and everything else goes on, unless FailFast is set.
+//
+// Reservation: when the highest-ranked ready task using a pool does not fit,
+// it reserves every pool it uses: no lower-ranked task that uses any of those
+// pools starts until it has started, so running tasks drain and an 8-NPU
+// training run is not starved by a stream of 1-NPU jobs. The trade-off is
+// idle capacity while the pool drains: a 1-NPU job that would fit now waits
+// behind the 8-NPU one. Tasks using none of the reserved pools still start,
+// and higher-ranked tasks are never held back by lower-ranked ones.
+//
+// Invariants: at most Parallelism fns run at once; a pool's running tasks
+// never hold more than its capacity; every task ends with exactly one
+// Outcome other than Pending, reported once through OnFinish.
+//
+// Locking: all scheduling state (dependency counters, the ready heaps, free
+// pool amounts, outcomes) belongs to the goroutine that called Run and needs
+// no lock; each fn runs on its own goroutine and reports only by sending its
+// result on one channel. OnStart and OnFinish are called from Run's
+// goroutine, so never concurrently with each other. Scheduling costs a few
+// microseconds per task.
+package sched

@@ -1,0 +1,177 @@
+package sched
+
+import (
+	"container/heap"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// readyQueue holds the tasks whose dependencies all succeeded and that have
+// not started. Tasks are grouped by the set of limited pools they use, each
+// group a max-heap by (Priority desc, index asc), so one scheduling pass
+// looks at the top of each group instead of every ready task.
+type readyQueue struct {
+	groups []*readyGroup
+	byKey  map[string]*readyGroup
+	size   int
+}
+
+// readyGroup is the ready tasks that use exactly the limited pools in pools.
+type readyGroup struct {
+	pools  []int // pool indexes, ascending
+	tasks  taskHeap
+	passed bool // scratch for one scheduling pass: blocked or not fitting
+}
+
+func newReadyQueue() *readyQueue {
+	return &readyQueue{byKey: map[string]*readyGroup{}}
+}
+
+// push adds task i, which uses the given pools.
+func (q *readyQueue) push(i int, pools []int, priority []int) {
+	key := poolKey(pools)
+	g, ok := q.byKey[key]
+	if !ok {
+		g = &readyGroup{pools: pools, tasks: taskHeap{priority: priority}}
+		q.byKey[key] = g
+		q.groups = append(q.groups, g)
+	}
+	heap.Push(&g.tasks, i)
+	q.size++
+}
+
+// best returns the group whose top task ranks highest among the groups not
+// passed over in this scheduling pass, or nil.
+func (q *readyQueue) best() *readyGroup {
+	var best *readyGroup
+	for _, g := range q.groups {
+		if g.passed || g.tasks.Len() == 0 {
+			continue
+		}
+		if best == nil || g.tasks.ranksBefore(g.tasks.top(), best.tasks.top()) {
+			best = g
+		}
+	}
+	return best
+}
+
+// pop removes and returns the top task of g.
+func (q *readyQueue) pop(g *readyGroup) int {
+	q.size--
+	return heap.Pop(&g.tasks).(int)
+}
+
+// drain empties the queue and returns its tasks in index order.
+func (q *readyQueue) drain() []int {
+	var out []int
+	for _, g := range q.groups {
+		out = append(out, g.tasks.items...)
+		g.tasks.items = g.tasks.items[:0]
+	}
+	q.size = 0
+	slices.Sort(out)
+	return out
+}
+
+func (q *readyQueue) resetPass() {
+	for _, g := range q.groups {
+		g.passed = false
+	}
+}
+
+func poolKey(pools []int) string {
+	var b strings.Builder
+	for _, p := range pools {
+		b.WriteString(strconv.Itoa(p))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// taskHeap is a max-heap of task indexes by (priority desc, index asc).
+type taskHeap struct {
+	items    []int
+	priority []int
+}
+
+func (h *taskHeap) ranksBefore(a, b int) bool {
+	if h.priority[a] != h.priority[b] {
+		return h.priority[a] > h.priority[b]
+	}
+	return a < b
+}
+
+func (h *taskHeap) top() int           { return h.items[0] }
+func (h *taskHeap) Len() int           { return len(h.items) }
+func (h *taskHeap) Less(i, j int) bool { return h.ranksBefore(h.items[i], h.items[j]) }
+func (h *taskHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *taskHeap) Push(x any)         { h.items = append(h.items, x.(int)) }
+func (h *taskHeap) Pop() any {
+	last := len(h.items) - 1
+	v := h.items[last]
+	h.items = h.items[:last]
+	return v
+}
+
+// poolTable numbers the limited pools (those with a capacity) and keeps
+// their free amounts.
+type poolTable struct {
+	names []string
+	index map[string]int
+	free  []int64
+}
+
+func newPoolTable(capacity map[string]int64) *poolTable {
+	t := &poolTable{names: sortedKeys(capacity), index: map[string]int{}}
+	for i, name := range t.names {
+		t.index[name] = i
+		t.free = append(t.free, capacity[name])
+	}
+	return t
+}
+
+// need is an amount of one limited pool.
+type need struct {
+	pool   int
+	amount int64
+}
+
+// needs returns the positive amounts task t asks of limited pools, by pool
+// index; resources without a capacity are unlimited and left out.
+func (t *poolTable) needs(task Task) []need {
+	var out []need
+	for name, amount := range task.Resources {
+		if p, limited := t.index[name]; limited && amount > 0 {
+			out = append(out, need{pool: p, amount: amount})
+		}
+	}
+	slices.SortFunc(out, func(a, b need) int { return a.pool - b.pool })
+	return out
+}
+
+func (t *poolTable) fits(ns []need) bool {
+	for _, n := range ns {
+		if t.free[n.pool] < n.amount {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *poolTable) take(ns []need) {
+	for _, n := range ns {
+		t.free[n.pool] -= n.amount
+	}
+}
+
+func (t *poolTable) give(ns []need) {
+	for _, n := range ns {
+		t.free[n.pool] += n.amount
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}

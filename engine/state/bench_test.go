@@ -1,0 +1,83 @@
+package state
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// sampleRecord is a record of realistic size (about 1.3 KB as JSON): a key
+// of a dozen labelled lines, a few attributes and resources.
+func sampleRecord(i int) *Record {
+	addr := fmt.Sprintf(`exec.sweep["cfg-%05d"]`, i)
+	key := fmt.Sprintf("%064x", i*7919+1)
+	lines := []string{
+		"kiln key v1",
+		"kind exec 1",
+		"config " + fmt.Sprintf("%064x", i),
+		"input configs/sft.yaml " + fmt.Sprintf("%064x", i+1),
+		"input recipe/retool/retool_sft_preprocess.py " + fmt.Sprintf("%064x", i+2),
+		"upstream git_repo.verl " + fmt.Sprintf("%064x", i+3),
+		"upstream python_env.train " + fmt.Sprintf("%064x", i+4),
+		"toolchain cann 8.1.RC1",
+		"host npu_count 8",
+		"env HOME",
+		"env WANDB_MODE offline",
+	}
+	return &Record{
+		Addr: addr, Kind: "exec", Key: key, KeyLines: lines,
+		Digest: fmt.Sprintf("%064x", i*31+5), Entry: key,
+		Attrs:     map[string]string{"exit_code": "0", "pid": fmt.Sprint(1000 + i)},
+		Started:   time.Date(2026, 3, 1, 12, 0, 0, i, time.UTC),
+		Duration:  time.Duration(i) * time.Millisecond,
+		Resources: map[string]int64{"npu": 8},
+		Log:       ".kiln/logs/" + key + ".log", Host: "a2-node-01", KilnVersion: "0.1.0",
+	}
+}
+
+func BenchmarkLoad10k(b *testing.B) {
+	dir := b.TempDir()
+	s := newState()
+	for i := range 10000 {
+		r := sampleRecord(i)
+		s.Records[r.Addr] = r
+	}
+	if err := compact(dir, s, 1); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		got, err := Load(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(got.Records) != 10000 {
+			b.Fatalf("loaded %d records", len(got.Records))
+		}
+	}
+}
+
+func BenchmarkCommit(b *testing.B) {
+	dir := b.TempDir()
+	s, err := Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := OpenWriter(dir, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			if err := w.Commit(sampleRecord(i % 10000)); err != nil {
+				b.Error(err)
+				return
+			}
+			i++
+		}
+	})
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+}

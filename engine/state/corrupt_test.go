@@ -1,0 +1,80 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCorruptSnapshot(t *testing.T) {
+	good := &State{Lineage: "abc", Records: map[string]*Record{}}
+	for i := range 3 {
+		r := sampleRecord(i)
+		good.Records[r.Addr] = r
+	}
+	valid, err := encodeSnapshot(good, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string // in the error message
+	}{
+		{"truncated", valid[:len(valid)/2], "state.json.backup"},
+		{"truncated at a line end", valid[:bytes.IndexByte(valid, '\n')+1], "not valid JSON"},
+		{"missing end", bytes.TrimSuffix(valid, []byte("]}\n")), "not valid JSON"},
+		{"garbage", []byte("\x00\x01garbage\xff"), "not valid JSON"},
+		{"empty", nil, "empty"},
+		{"zeros", make([]byte, 4096), "not valid JSON"},
+		{"trailing garbage", append(bytes.Clone(valid), "xx"...), "not valid JSON"},
+		{"wrong type", []byte(`{"version":1,"lineage":"a","serial":1,"records":{}}`), "not valid JSON"},
+		{"newer version", bytes.Replace(valid, []byte(`"version":1`), []byte(`"version":2`), 1), "newer kiln (format version 2"},
+		{"newer version, other shape", []byte(`{"records":{"by_addr":{}},"version":3}`), "newer kiln (format version 3"},
+		{"no version", []byte(`{"lineage":"a","serial":1,"records":[]}`), "format version 0"},
+		{"no lineage", []byte(`{"version":1,"serial":1,"records":[]}`), "no lineage"},
+		{"record without address", []byte(`{"version":1,"lineage":"a","records":[{"kind":"exec"}]}`), "record 1 has no address"},
+		{"null record", []byte(`{"version":1,"lineage":"a","records":[null]}`), "record 1 has no address"},
+		{"duplicate address", []byte(`{"version":1,"lineage":"a","records":[{"addr":"exec.a"},{"addr":"exec.a"}]}`), "exec.a appears twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, snapshotName)
+			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(dir)
+			var ce *CorruptError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Load = %v, want *CorruptError", err)
+			}
+			if ce.Path != path || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q: want path %s and %q in it", err, path, tc.want)
+			}
+			// Nothing overwrites the damaged file, an apply included.
+			if _, err := OpenWriter(dir, newState()); !errors.As(err, &ce) {
+				t.Errorf("OpenWriter = %v, want *CorruptError", err)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, tc.data) {
+				t.Error("the damaged snapshot was changed")
+			}
+		})
+	}
+}
+
+func TestCorruptErrorAdvice(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, snapshotName), []byte(`{"version":1,`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(dir)
+	msg := err.Error()
+	for _, want := range []string{filepath.Join(dir, snapshotName), "truncated", "restore it from state.json.backup"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not mention %q", msg, want)
+		}
+	}
+}

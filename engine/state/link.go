@@ -1,0 +1,101 @@
+package state
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The stable output path of a node is dir/out/<FileName>, a symlink with
+// the relative target ../store/<key>, so the state folder can be moved.
+
+func (s *Store) outDir() string { return filepath.Join(s.dir, "out") }
+
+// OutPath is the stable output path dir/out/<fileName>.
+func (s *Store) OutPath(fileName string) string { return filepath.Join(s.outDir(), fileName) }
+
+func linkTarget(key string) string { return "../store/" + key }
+
+// checkFileName rejects names that are not one plain path element; names
+// starting with '.' are kept for temporary links.
+func checkFileName(name string) error {
+	if name == "" || name[0] == '.' || strings.ContainsAny(name, "/\x00") {
+		return fmt.Errorf("invalid output name %q", name)
+	}
+	return nil
+}
+
+// Link atomically points the stable path of fileName at key's entry: a
+// symlink made under a temporary name is renamed over the old one, so
+// readers see the old or the new target, never none.
+func (s *Store) Link(fileName, key string) error {
+	if err := checkFileName(fileName); err != nil {
+		return err
+	}
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.outDir(), 0o755); err != nil {
+		return fmt.Errorf("creating output links folder: %w", err)
+	}
+	dst := s.OutPath(fileName)
+	if fi, err := os.Lstat(dst); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+		return fmt.Errorf("linking %s: it exists and is not a symlink made by kiln; move it away and run again", dst)
+	}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	tmp := filepath.Join(s.outDir(), "."+fileName+".tmp-"+hex.EncodeToString(rnd[:]))
+	if err := os.Symlink(linkTarget(key), tmp); err != nil {
+		return fmt.Errorf("linking %s: %w", dst, err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("linking %s: %w", dst, err)
+	}
+	return syncDir(s.outDir())
+}
+
+// Linked returns the key the stable path of fileName points at, if it is a
+// link into the store.
+func (s *Store) Linked(fileName string) (key string, ok bool) {
+	if checkFileName(fileName) != nil {
+		return "", false
+	}
+	target, err := os.Readlink(s.OutPath(fileName))
+	if err != nil {
+		return "", false
+	}
+	key, found := strings.CutPrefix(target, "../store/")
+	if !found || checkKey(key) != nil {
+		return "", false
+	}
+	return key, true
+}
+
+// Unlink removes the stable path of fileName. A missing link is not an
+// error; anything other than a symlink is left alone and reported.
+func (s *Store) Unlink(fileName string) error {
+	if err := checkFileName(fileName); err != nil {
+		return err
+	}
+	p := s.OutPath(fileName)
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("unlinking %s: %w", p, err)
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return fmt.Errorf("unlinking %s: it is not a symlink made by kiln; remove it by hand if it is not needed", p)
+	}
+	if err := os.Remove(p); err != nil {
+		return fmt.Errorf("unlinking %s: %w", p, err)
+	}
+	return syncDir(s.outDir())
+}

@@ -1,0 +1,62 @@
+package state
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// Output is one in-place output of a node (declared with outputs = [...])
+// and its digest.
+type Output struct {
+	Path   string `json:"path"`
+	Digest string `json:"digest"`
+}
+
+// Record is what kiln knows about one node.
+type Record struct {
+	Addr        string            `json:"addr"` // "exec.a", `exec.a["k"]`
+	Kind        string            `json:"kind"`
+	Key         string            `json:"key"` // hex
+	KeyLines    []string          `json:"key_lines"`
+	Digest      string            `json:"digest"`          // hex
+	Entry       string            `json:"entry,omitempty"` // store entry name (the key hex) holding the outputs
+	Outputs     []Output          `json:"outputs,omitempty"`
+	Attrs       map[string]string `json:"attrs,omitempty"` // kind-specific values learned when built
+	Started     time.Time         `json:"started"`
+	Duration    time.Duration     `json:"duration_ns"`
+	Resources   map[string]int64  `json:"resources,omitempty"`
+	Log         string            `json:"log,omitempty"`
+	Host        string            `json:"host,omitempty"`
+	KilnVersion string            `json:"kiln_version,omitempty"`
+	// Failure is the last unsuccessful attempt, if the latest run failed;
+	// the fields above keep the last good result.
+	Failure *Failure `json:"failure,omitempty"`
+}
+
+// Failure describes an unsuccessful run of a node.
+type Failure struct {
+	Key      string    `json:"key"`
+	Error    string    `json:"error"`
+	ExitCode int       `json:"exit_code"`
+	At       time.Time `json:"at"`
+	Log      string    `json:"log,omitempty"`
+}
+
+// Good reports whether the record holds a successful result.
+func (r *Record) Good() bool { return r != nil && r.Digest != "" }
+
+// clone returns a deep copy, so a committed record does not change when the
+// caller keeps modifying its own value.
+func (r *Record) clone() *Record {
+	c := *r
+	c.KeyLines = slices.Clone(r.KeyLines)
+	c.Outputs = slices.Clone(r.Outputs)
+	c.Attrs = maps.Clone(r.Attrs)
+	c.Resources = maps.Clone(r.Resources)
+	if r.Failure != nil {
+		f := *r.Failure
+		c.Failure = &f
+	}
+	return &c
+}

@@ -1,0 +1,186 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// The snapshot is JSON with one record per line, sorted by address, so it is
+// deterministic, readable and diffable, and a large one is decoded in
+// parallel:
+//
+//	{"version":1,"lineage":"…","serial":N,"records":[
+//	{"addr":"exec.a",…},
+//	{"addr":"exec.b",…}
+//	]}
+//
+// Any other valid JSON of the same shape (a hand-edited file) is read too,
+// by the slower generic decoder.
+type snapshot struct {
+	Version int       `json:"version"`
+	Lineage string    `json:"lineage"`
+	Serial  uint64    `json:"serial"`
+	Records []*Record `json:"records"`
+}
+
+// encodeSnapshot returns the snapshot of s with the given serial.
+func encodeSnapshot(s *State, serial uint64) ([]byte, error) {
+	head, err := json.Marshal(snapshot{Version: FormatVersion, Lineage: s.Lineage, Serial: serial, Records: []*Record{}})
+	if err != nil {
+		return nil, fmt.Errorf("encoding state: %w", err)
+	}
+	var buf bytes.Buffer
+	buf.Write(head[:len(head)-2]) // drop "]}" of the empty records list
+	buf.WriteByte('\n')
+	for i, r := range s.Sorted() {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return nil, fmt.Errorf("encoding state record %s: %w", r.Addr, err)
+		}
+		if i > 0 {
+			buf.WriteString(",\n")
+		}
+		buf.Write(line)
+	}
+	if len(s.Records) > 0 {
+		buf.WriteByte('\n')
+	}
+	buf.WriteString("]}\n")
+	return buf.Bytes(), nil
+}
+
+func decodeSnapshot(path string, data []byte) (*State, error) {
+	corrupt := func(problem string, err error) error {
+		return &CorruptError{Path: path, Problem: problem, Err: err,
+			Advice: fmt.Sprintf("restore it from %s.backup (the snapshot before the last apply) or move it aside to start with an empty state", filepath.Base(path))}
+	}
+	snap, ok := decodeLines(data)
+	if !ok {
+		if err := json.Unmarshal(data, &snap); err != nil {
+			if v := probeVersion(data); v > FormatVersion {
+				return nil, tooNew(path, v)
+			}
+			if len(data) == 0 {
+				return nil, corrupt("the file is empty", nil)
+			}
+			return nil, corrupt("not valid JSON (truncated or overwritten?)", err)
+		}
+	}
+	switch {
+	case snap.Version > FormatVersion:
+		return nil, tooNew(path, snap.Version)
+	case snap.Version < 1:
+		return nil, corrupt(fmt.Sprintf("format version %d is not a kiln state version", snap.Version), nil)
+	case snap.Lineage == "":
+		return nil, corrupt("no lineage", nil)
+	}
+	s := &State{Version: snap.Version, Lineage: snap.Lineage, Serial: snap.Serial,
+		Records: make(map[string]*Record, len(snap.Records))}
+	for i, r := range snap.Records {
+		if r == nil || r.Addr == "" {
+			return nil, corrupt(fmt.Sprintf("record %d has no address", i+1), nil)
+		}
+		if _, dup := s.Records[r.Addr]; dup {
+			return nil, corrupt(fmt.Sprintf("record %s appears twice", r.Addr), nil)
+		}
+		s.Records[r.Addr] = r
+	}
+	return s, nil
+}
+
+// decodeLines decodes a snapshot in the layout encodeSnapshot writes,
+// records in parallel. ok is false if data has another layout or anything in
+// it fails to decode; the caller then uses the generic decoder, which also
+// produces the error message.
+func decodeLines(data []byte) (snap snapshot, ok bool) {
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
+	if len(lines) < 2 || string(lines[len(lines)-1]) != "]}" {
+		return snap, false
+	}
+	head := lines[0]
+	if !bytes.HasSuffix(head, []byte(`"records":[`)) {
+		return snap, false
+	}
+	if json.Unmarshal(append(bytes.Clone(head), ']', '}'), &snap) != nil || snap.Version > FormatVersion {
+		return snap, false
+	}
+	body := lines[1 : len(lines)-1]
+	for i, l := range body {
+		if i < len(body)-1 {
+			var comma bool
+			if l, comma = bytes.CutSuffix(l, []byte{','}); !comma {
+				return snap, false
+			}
+			body[i] = l
+		}
+		if len(l) < 2 || l[0] != '{' || l[len(l)-1] != '}' {
+			return snap, false
+		}
+	}
+	snap.Records = make([]*Record, len(body))
+	if !decodeRecords(body, snap.Records) {
+		return snap, false
+	}
+	return snap, true
+}
+
+// decodeRecords decodes lines[i] into recs[i], spread over the CPUs.
+func decodeRecords(lines [][]byte, recs []*Record) bool {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/256))
+	chunk := (len(lines) + workers - 1) / workers
+	var wg sync.WaitGroup
+	var failed atomic.Bool
+	for lo := 0; lo < len(lines); lo += chunk {
+		hi := min(lo+chunk, len(lines))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				r := new(Record)
+				if json.Unmarshal(lines[i], r) != nil {
+					failed.Store(true)
+					return
+				}
+				recs[i] = r
+			}
+		})
+	}
+	wg.Wait()
+	return !failed.Load()
+}
+
+func tooNew(path string, v int) error {
+	return &CorruptError{Path: path,
+		Problem: fmt.Sprintf("written by a newer kiln (format version %d; this kiln reads version %d)", v, FormatVersion),
+		Advice:  "use a newer kiln, or restore state.json.backup if it was written by this version"}
+}
+
+// probeVersion reads only the version of a snapshot that failed to decode,
+// so a newer format is reported as such rather than as damage.
+func probeVersion(data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		if k, _ := t.(string); k == "version" {
+			var v int
+			if dec.Decode(&v) != nil {
+				return 0
+			}
+			return v
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return 0
+		}
+	}
+	return 0
+}

@@ -1,0 +1,296 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/run"
+	"github.com/kilnbuild/kiln/engine/state"
+)
+
+// Version is kiln's version, recorded in state and printed by kiln version.
+var Version = "0.1.0"
+
+// Options say which pipeline to open and how.
+type Options struct {
+	Path     string
+	Vars     map[string]string
+	VarFiles []string
+	Kinds    []kind.Kind
+	Targets  []addr.Node
+	Replace  []addr.Node
+}
+
+// Workspace is an opened pipeline with its state.
+type Workspace struct {
+	Pipeline *config.Pipeline
+	DAG      *plan.DAG
+	State    *state.State
+	Store    *state.Store
+	Records  *plan.Records
+	Stat     *hash.StatCache
+	Decider  *plan.Decider
+	Scope    []bool
+	opts     Options
+}
+
+// Open loads the pipeline at o.Path and its state. Diagnostics describe
+// configuration problems; the error, other failures (a corrupt state).
+func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
+	p, diags := config.Load(o.Path, config.Options{Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles})
+	if diags.HasErrors() {
+		return &Workspace{Pipeline: p}, diags, nil
+	}
+	dag, d := plan.BuildDAG(p)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return &Workspace{Pipeline: p}, diags, nil
+	}
+	w := &Workspace{Pipeline: p, DAG: dag, opts: o}
+	if err := w.loadState(); err != nil {
+		return w, diags, err
+	}
+	scope, err := dag.Scope(o.Targets)
+	if err != nil {
+		return w, diags, err
+	}
+	w.Scope = scope
+	replace := map[addr.Node]bool{}
+	for _, r := range o.Replace {
+		found := false
+		for _, n := range p.Nodes {
+			if n.Addr == r || !r.Key.Set && n.Addr.Block() == r {
+				replace[n.Addr] = true
+				found = true
+			}
+		}
+		if !found {
+			return w, diags, fmt.Errorf("-replace %s: no such node in the pipeline", r)
+		}
+	}
+	w.Decider = &plan.Decider{Pipeline: p, State: w.State, Store: w.Store, Stat: w.Stat, Records: w.Records, Replace: replace}
+	return w, diags, nil
+}
+
+func (w *Workspace) loadState() error {
+	dir := w.Pipeline.StateDir
+	s, err := state.Load(dir)
+	if err != nil {
+		return err
+	}
+	w.State = s
+	w.Store = state.OpenStore(dir)
+	w.Records = plan.OpenRecords(dir, w.Store)
+	w.Stat = hash.LoadStatCache(w.statCachePath())
+	return nil
+}
+
+func (w *Workspace) statCachePath() string {
+	return filepath.Join(w.Pipeline.StateDir, "cache", "stat")
+}
+
+// Plan decides every node in scope.
+func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
+	pl, diags := w.Decider.Make(ctx, w.DAG, w.Scope)
+	w.saveStatCache()
+	return pl, diags
+}
+
+func (w *Workspace) saveStatCache() {
+	if err := os.MkdirAll(filepath.Dir(w.statCachePath()), 0o755); err == nil {
+		_ = w.Stat.Save(w.statCachePath())
+	}
+}
+
+// ApplyOptions tune an apply.
+type ApplyOptions struct {
+	Parallelism int
+	Capacity    map[string]int64
+	FailFast    bool
+	Hooks       run.Hooks
+	Command     string // the command line, recorded as the lock holder
+	// Expect, when set, is the state lineage and serial a saved plan was
+	// made against; the apply refuses if the state moved since.
+	Expect *StateStamp
+}
+
+// StateStamp identifies one version of a state.
+type StateStamp struct {
+	Lineage string `json:"lineage"`
+	Serial  uint64 `json:"serial"`
+}
+
+// Stamp returns the identity of the current state.
+func (w *Workspace) Stamp() StateStamp { return StateStamp{Lineage: w.State.Lineage, Serial: w.State.Serial} }
+
+// ErrStalePlan is returned when a saved plan no longer matches the state.
+var ErrStalePlan = errors.New("the saved plan is stale")
+
+// Apply runs the pipeline under the exclusive apply lock.
+func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, error) {
+	dir := w.Pipeline.StateDir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	lock, err := state.AcquireLock(dir, state.Holder{PID: os.Getpid(), Host: host, Started: time.Now().UTC(), Command: o.Command})
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	// The state may have moved between Open and taking the lock.
+	if err := w.loadState(); err != nil {
+		return nil, err
+	}
+	w.Decider.State, w.Decider.Store, w.Decider.Records, w.Decider.Stat = w.State, w.Store, w.Records, w.Stat
+	if o.Expect != nil && (o.Expect.Lineage != w.State.Lineage || o.Expect.Serial != w.State.Serial) {
+		return nil, fmt.Errorf("%w: it was made against state serial %d, the state is now at serial %d (lineage %s); run kiln plan again", ErrStalePlan, o.Expect.Serial, w.State.Serial, shortLineage(w.State.Lineage))
+	}
+	writer, err := state.OpenWriter(dir, w.State)
+	if err != nil {
+		return nil, err
+	}
+	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Writer: writer, Options: run.Options{
+		Parallelism: o.Parallelism, Capacity: o.Capacity, FailFast: o.FailFast, Scope: w.Scope,
+		Hooks: o.Hooks, Host: host, Version: Version,
+	}}
+	res, applyErr := a.Apply(ctx)
+	if applyErr == nil && len(w.opts.Targets) == 0 && res != nil && !res.Failed() {
+		for _, r := range w.State.Sorted() {
+			if a, err := addr.Parse(r.Addr); err != nil || w.Pipeline.Node(a) == nil {
+				_ = writer.Forget(r.Addr)
+			}
+		}
+	}
+	closeErr := writer.Close()
+	w.saveStatCache()
+	if applyErr != nil {
+		return res, applyErr
+	}
+	return res, closeErr
+}
+
+func shortLineage(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
+
+// NodeByAddr finds a node from an address a user typed.
+func (w *Workspace) NodeByAddr(s string) (*config.Node, error) {
+	a, err := addr.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if n := w.Pipeline.Node(a); n != nil {
+		return n, nil
+	}
+	var names []string
+	for _, n := range w.Pipeline.Nodes {
+		names = append(names, n.Addr.String())
+	}
+	return nil, fmt.Errorf("no node %s in the pipeline%s", s, didYouMean(s, names))
+}
+
+func didYouMean(s string, options []string) string {
+	best := ""
+	bestScore := 0
+	for _, o := range options {
+		score := commonPrefix(s, o)
+		if score > bestScore && score >= len(s)/2 {
+			best, bestScore = o, score
+		}
+	}
+	if best == "" {
+		return " (kiln state list and kiln graph show the addresses)"
+	}
+	return fmt.Sprintf("; did you mean %s?", best)
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+var _ = strings.TrimSpace
+
+// ConfigDigest identifies the configuration a plan was made from: the
+// pipeline's files and the variable values given.
+func (w *Workspace) ConfigDigest() string {
+	var lines []string
+	for _, name := range w.Pipeline.FileNames {
+		b, _ := os.ReadFile(filepath.Join(w.Pipeline.Root, name))
+		lines = append(lines, "file "+name+" "+hash.Bytes(b).String())
+	}
+	for _, name := range sortedNames(w.Pipeline.Variables) {
+		v := w.Pipeline.Variables[name]
+		lines = append(lines, "var "+name+" "+hash.Bytes([]byte(v.Value.GoString())).String())
+	}
+	return hash.Lines(lines...).String()
+}
+
+// VarFlags returns the -var values the workspace was opened with.
+func (w *Workspace) VarFlags() []string {
+	var out []string
+	for _, k := range sortedNames(w.opts.Vars) {
+		out = append(out, k+"="+w.opts.Vars[k])
+	}
+	return out
+}
+
+// VarFiles returns the -var-file paths the workspace was opened with.
+func (w *Workspace) VarFiles() []string { return w.opts.VarFiles }
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HostCapacity is the resource pools this machine offers: cpu (its CPU
+// count) and npu (the NPUs a host node reports, when the pipeline has one).
+func (w *Workspace) HostCapacity() map[string]int64 {
+	capacity := map[string]int64{"cpu": int64(runtime.NumCPU())}
+	for _, n := range w.Pipeline.Nodes {
+		if n.Addr.Kind != "host" {
+			continue
+		}
+		ev, diags := w.Pipeline.Evaluate(n, plan.NewValues(), "")
+		if diags.HasErrors() {
+			continue
+		}
+		pr, ok := n.Block.Kind.(kind.Prober)
+		if !ok {
+			continue
+		}
+		probe, err := pr.Probe(context.Background(), &kind.Node{Addr: n.Addr, Config: ev.Config, Root: w.Pipeline.Root, Out: w.Pipeline.OutPath(n.Addr), State: w.Pipeline.StateDir}, nil)
+		if err != nil || probe == nil {
+			continue
+		}
+		if v, err := strconv.ParseInt(probe.Facts["npus"], 10, 64); err == nil {
+			capacity["npu"] = v
+		}
+	}
+	return capacity
+}

@@ -1,0 +1,203 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/hcl/v2/hcldec"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Kind runs commands.
+type Kind struct {
+	// Grace is how long a process group has between SIGTERM and SIGKILL.
+	Grace time.Duration
+}
+
+var _ kind.Kind = (*Kind)(nil)
+
+// New returns the exec kind.
+func New() *Kind { return &Kind{Grace: 10 * time.Second} }
+
+func (*Kind) Name() string    { return "exec" }
+func (*Kind) Version() string { return "1" }
+
+func (*Kind) Spec() hcldec.ObjectSpec {
+	return hcldec.ObjectSpec{
+		"command": &hcldec.AttrSpec{Name: "command", Type: cty.DynamicPseudoType, Required: true},
+		"dir":     &hcldec.AttrSpec{Name: "dir", Type: cty.String},
+		"env":     &hcldec.AttrSpec{Name: "env", Type: cty.Map(cty.String)},
+		"outputs": &hcldec.AttrSpec{Name: "outputs", Type: cty.List(cty.String)},
+	}
+}
+
+func (*Kind) Exports(*kind.Node) map[string]cty.Value { return nil }
+
+// Command returns the argv a configuration runs.
+func Command(cfg cty.Value) ([]string, error) {
+	v := cfg.GetAttr("command")
+	if v.IsNull() {
+		return nil, errors.New("command is empty")
+	}
+	switch t := v.Type(); {
+	case t == cty.String:
+		return []string{"/bin/sh", "-c", v.AsString()}, nil
+	case t.IsListType() || t.IsTupleType():
+		var argv []string
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if e.Type() != cty.String || e.IsNull() {
+				return nil, errors.New("command must be a string, or a list of strings")
+			}
+			argv = append(argv, e.AsString())
+		}
+		if len(argv) == 0 {
+			return nil, errors.New("command is an empty list")
+		}
+		return argv, nil
+	default:
+		return nil, errors.New("command must be a string (run by /bin/sh -c) or a list of strings (run directly)")
+	}
+}
+
+// Outputs returns the in-place outputs a configuration declares.
+func Outputs(cfg cty.Value) []string {
+	v := cfg.GetAttr("outputs")
+	if v.IsNull() {
+		return nil
+	}
+	var out []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		out = append(out, e.AsString())
+	}
+	return out
+}
+
+func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
+	argv, err := Command(b.Config)
+	if err != nil {
+		return nil, err
+	}
+	dir := b.Root
+	if v := b.Config.GetAttr("dir"); !v.IsNull() {
+		dir = v.AsString()
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(b.Root, dir)
+		}
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("dir %s does not exist (create it, or point dir at an existing folder)", dir)
+	}
+	env := append([]string(nil), b.Env...)
+	if v := b.Config.GetAttr("env"); !v.IsNull() {
+		for name, val := range v.AsValueMap() {
+			env = setEnv(env, name, val.AsString())
+		}
+	}
+	path, err := lookPath(argv[0], env)
+	if err != nil {
+		return nil, err
+	}
+	cmd := osexec.Command(path, argv[1:]...)
+	cmd.Args[0] = argv[0]
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin = nil
+	cmd.Stdout = b.Log
+	cmd.Stderr = b.Log
+	if err := Run(ctx, cmd, k.Grace); err != nil {
+		var exit *osexec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 127 && len(argv) == 3 && argv[0] == "/bin/sh" {
+			return nil, fmt.Errorf("%w (the shell could not find a command: see the log)", err)
+		}
+		return nil, err
+	}
+	return &kind.Result{Outputs: Outputs(b.Config)}, nil
+}
+
+// Run starts cmd in its own process group and waits for it. When ctx ends
+// first, the group gets SIGTERM, then SIGKILL after grace.
+func Run(ctx context.Context, cmd *osexec.Cmd, grace time.Duration) error {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return exitError(err)
+	case <-ctx.Done():
+	}
+	pgid := cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(grace):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
+	}
+	// Reap any member of the group that outlived the leader.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	return context.Cause(ctx)
+}
+
+func exitError(err error) error {
+	var exit *osexec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Errorf("killed by signal %s: %w", ws.Signal(), err)
+		}
+		return fmt.Errorf("exit status %d: %w", exit.ExitCode(), err)
+	}
+	return err
+}
+
+func setEnv(env []string, name, val string) []string {
+	prefix := name + "="
+	for i, kv := range env {
+		if strings.HasPrefix(kv, prefix) {
+			env[i] = prefix + val
+			return env
+		}
+	}
+	return append(env, prefix+val)
+}
+
+// lookPath finds a program on the PATH of env, not kiln's own.
+func lookPath(prog string, env []string) (string, error) {
+	if strings.Contains(prog, "/") {
+		if _, err := os.Stat(prog); err != nil {
+			return "", fmt.Errorf("command %s not found: %w", prog, err)
+		}
+		return prog, nil
+	}
+	pathVar := ""
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			pathVar = kv[5:]
+		}
+	}
+	for _, dir := range filepath.SplitList(pathVar) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, prog)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("command %q not found on PATH (%s): install it, or give its full path", prog, pathVar)
+}

@@ -1,0 +1,221 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"net/url"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+// config is a fetch block's decoded configuration.
+type config struct {
+	url          string
+	checksum     string // "sha256:hex" as written, or ""
+	filename     string
+	extract      bool
+	maxBytes     int64 // 0: no limit
+	stallTimeout time.Duration
+	headers      map[string]string
+	hf           *hfConfig
+}
+
+// hfConfig is a huggingface block.
+type hfConfig struct {
+	org, name string // repo = org/name
+	revision  string
+	dataset   bool
+	files     []string
+	endpoint  string
+	tokenEnv  string
+}
+
+func (h *hfConfig) repo() string { return h.org + "/" + h.name }
+
+const defaultStallTimeout = 60 * time.Second
+
+var (
+	commitRE   = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	repoPartRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
+
+func decodeConfig(v cty.Value) (*config, error) {
+	if v.IsNull() || !v.Type().IsObjectType() {
+		return nil, errors.New("configuration is not an object; this is a bug in the engine")
+	}
+	if !v.IsWhollyKnown() {
+		return nil, errors.New("configuration still holds unknown values at build time; this is a bug in the engine")
+	}
+	c := &config{
+		url:          str(v, "url"),
+		checksum:     str(v, "checksum"),
+		filename:     str(v, "filename"),
+		stallTimeout: defaultStallTimeout,
+		headers:      map[string]string{},
+	}
+	if ex := attr(v, "extract"); !ex.IsNull() {
+		c.extract = ex.True()
+	}
+	if mb := attr(v, "max_bytes"); !mb.IsNull() {
+		n, err := wholeNumber(mb.AsBigFloat())
+		if err != nil {
+			return nil, fmt.Errorf("max_bytes: %w", err)
+		}
+		c.maxBytes = n
+	}
+	if st := str(v, "stall_timeout"); st != "" {
+		d, err := time.ParseDuration(st)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("stall_timeout %q is not a positive duration; write it like \"60s\" or \"5m\"", st)
+		}
+		c.stallTimeout = d
+	}
+	if h := attr(v, "headers"); !h.IsNull() {
+		for k, val := range h.AsValueMap() {
+			c.headers[k] = val.AsString()
+		}
+	}
+	if hf := attr(v, "huggingface"); !hf.IsNull() {
+		if err := c.decodeHuggingFace(hf); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	if err := c.checkPlain(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *config) checkPlain() error {
+	if c.url == "" {
+		return errors.New("set url (a download) or a huggingface block")
+	}
+	if err := checkHTTPURL("url", c.url); err != nil {
+		return err
+	}
+	if c.checksum != "" {
+		if _, err := parseChecksum(c.checksum); err != nil {
+			return err
+		}
+	}
+	if c.filename == "" {
+		name, err := defaultFilename(c.url)
+		if err != nil {
+			return err
+		}
+		c.filename = name
+	}
+	if c.filename != path.Base(c.filename) || c.filename == "." || c.filename == ".." || strings.Contains(c.filename, "/") {
+		return fmt.Errorf("filename %q must be a single file name without slashes", c.filename)
+	}
+	if c.extract {
+		if _, err := archiveFormat(c.filename); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *config) decodeHuggingFace(hf cty.Value) error {
+	if c.url != "" || c.checksum != "" || c.filename != "" || c.extract {
+		return errors.New("url, checksum, filename and extract apply to url downloads; a huggingface block is pinned by its revision — remove them or the huggingface block")
+	}
+	h := &hfConfig{
+		revision: str(hf, "revision"),
+		endpoint: strings.TrimRight(str(hf, "endpoint"), "/"),
+		tokenEnv: str(hf, "token_env"),
+	}
+	repo := str(hf, "repo")
+	org, name, ok := strings.Cut(repo, "/")
+	if !ok || !repoPartRE.MatchString(org) || !repoPartRE.MatchString(name) || strings.Contains(name, "..") || strings.Contains(org, "..") {
+		return fmt.Errorf("huggingface repo %q must be ORG/NAME, e.g. \"Qwen/Qwen2.5-7B-Instruct\"", repo)
+	}
+	h.org, h.name = org, name
+	if !commitRE.MatchString(h.revision) {
+		return fmt.Errorf("huggingface revision %q must be a full 40-hex commit SHA (lower case); find it on the repo's \"Files\" page under \"History\"", h.revision)
+	}
+	switch k := str(hf, "kind"); k {
+	case "", "model":
+	case "dataset":
+		h.dataset = true
+	default:
+		return fmt.Errorf("huggingface kind %q must be \"model\" or \"dataset\"", k)
+	}
+	if h.endpoint == "" {
+		h.endpoint = "https://huggingface.co"
+	}
+	if err := checkHTTPURL("huggingface endpoint", h.endpoint); err != nil {
+		return err
+	}
+	if fl := attr(hf, "files"); !fl.IsNull() {
+		for _, p := range fl.AsValueSlice() {
+			if p.IsNull() {
+				return errors.New("huggingface files holds a null pattern")
+			}
+			h.files = append(h.files, p.AsString())
+		}
+	}
+	for _, p := range h.files {
+		if _, err := compileGlob(p); err != nil {
+			return fmt.Errorf("huggingface files: %w", err)
+		}
+	}
+	sort.Strings(h.files)
+	c.hf = h
+	return nil
+}
+
+// checkHTTPURL refuses anything but an absolute http or https URL.
+func checkHTTPURL(what, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%s %q is not a URL: %w", what, raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%s %q: scheme %q is not supported; fetch downloads over http and https only (use git_repo for git, exec for anything else)", what, raw, u.Scheme)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%s %q has no host", what, raw)
+	}
+	return nil
+}
+
+// defaultFilename is the last path element of a URL.
+func defaultFilename(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("url %q is not a URL: %w", raw, err)
+	}
+	base := path.Base(u.Path)
+	if base == "/" || base == "." || base == "" || strings.HasSuffix(u.Path, "/") {
+		return "", fmt.Errorf("url %q has no file name in its path; set filename", raw)
+	}
+	return base, nil
+}
+
+func wholeNumber(f *big.Float) (int64, error) {
+	if !f.IsInt() || f.Sign() < 0 {
+		return 0, fmt.Errorf("%s is not a whole number of bytes ≥ 0", f.Text('g', -1))
+	}
+	n, acc := f.Int64()
+	if acc != big.Exact {
+		return 0, fmt.Errorf("%s is too large", f.Text('g', -1))
+	}
+	return n, nil
+}
+
+// str reads an optional string attribute; null is "".
+func str(obj cty.Value, name string) string {
+	v := attr(obj, name)
+	if v.IsNull() || !v.Type().Equals(cty.String) {
+		return ""
+	}
+	return v.AsString()
+}

@@ -1,0 +1,90 @@
+package fetch
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// meter reports the progress of one file's download: a line to the node's
+// log at most every interval, and the optional callback.
+type meter struct {
+	log      io.Writer
+	label    string
+	addr     string
+	callback func(addr string, done, total int64)
+	interval time.Duration
+
+	start     time.Time
+	last      time.Time
+	resumedAt int64 // bytes present before this transfer; not part of the rate
+	done      int64
+	total     int64 // -1 when unknown
+}
+
+func newMeter(f *Fetch, log io.Writer, addr, label string) *meter {
+	return &meter{
+		log:      log,
+		label:    label,
+		addr:     addr,
+		callback: f.Progress,
+		interval: f.progressInterval(),
+		total:    -1,
+	}
+}
+
+// begin starts the clock of a transfer that already has done bytes.
+func (m *meter) begin(done, total int64) {
+	m.start = time.Now()
+	m.last = m.start
+	m.resumedAt, m.done, m.total = done, done, total
+	if m.callback != nil {
+		m.callback(m.addr, m.done, m.total)
+	}
+}
+
+func (m *meter) add(n int) {
+	m.done += int64(n)
+	if now := time.Now(); now.Sub(m.last) >= m.interval {
+		m.last = now
+		m.report(now)
+	}
+}
+
+// finish writes the final line of the transfer.
+func (m *meter) finish() {
+	m.report(time.Now())
+}
+
+func (m *meter) report(now time.Time) {
+	if m.callback != nil {
+		m.callback(m.addr, m.done, m.total)
+	}
+	rate := ""
+	if secs := now.Sub(m.start).Seconds(); secs > 0 {
+		rate = fmt.Sprintf(" at %s/s", humanBytes(int64(float64(m.done-m.resumedAt)/secs)))
+	}
+	if m.total >= 0 {
+		pct := 100
+		if m.total > 0 {
+			pct = int(m.done * 100 / m.total)
+		}
+		fmt.Fprintf(m.log, "%s: %s / %s (%d%%)%s\n", m.label, humanBytes(m.done), humanBytes(m.total), pct, rate)
+		return
+	}
+	fmt.Fprintf(m.log, "%s: %s%s\n", m.label, humanBytes(m.done), rate)
+}
+
+// humanBytes writes a byte count with a binary unit: 512 B, 1.5 MiB.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

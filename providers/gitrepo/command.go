@@ -1,0 +1,209 @@
+package gitrepo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// gitCommand runs one git binary with a fixed environment, writing git's
+// stderr to the node's log.
+type gitCommand struct {
+	path  string        // absolute path of the git binary
+	env   []string      // see gitEnv
+	log   io.Writer     // receives stderr; never nil
+	grace time.Duration // between SIGTERM and SIGKILL on cancellation
+}
+
+// quiet returns a copy of g that does not write to the log, for probes
+// whose failure is an answer, not an error.
+func (g *gitCommand) quiet() *gitCommand {
+	q := *g
+	q.log = io.Discard
+	return &q
+}
+
+// commandError is a git command that ran and failed.
+type commandError struct {
+	Args   []string
+	Dir    string
+	Stderr string // the last lines git printed
+	Err    error
+}
+
+func (e *commandError) Error() string {
+	msg := fmt.Sprintf("git %s (in %s): %v", strings.Join(e.Args, " "), e.Dir, e.Err)
+	if e.Stderr != "" {
+		msg += ": " + e.Stderr
+	}
+	return msg
+}
+
+func (e *commandError) Unwrap() error { return e.Err }
+
+// run runs git with args in dir and returns its standard output. extraEnv
+// entries are added to the environment.
+func (g *gitCommand) run(ctx context.Context, dir string, extraEnv []string, args ...string) ([]byte, error) {
+	return g.runInput(ctx, dir, extraEnv, nil, args...)
+}
+
+// runInput is run with stdin as git's standard input.
+func (g *gitCommand) runInput(ctx context.Context, dir string, extraEnv []string, stdin []byte, args ...string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var stdout bytes.Buffer
+	tail := &tailWriter{max: 4096}
+	cmd := exec.Command(g.path, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append([]string(nil), g.env...), extraEnv...)
+	cmd.Stdout = &stdout
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	cmd.Stderr = io.MultiWriter(g.log, tail)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", g.path, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return stdout.Bytes(), &commandError{Args: args, Dir: dir, Stderr: tail.lastLines(6), Err: err}
+		}
+		return stdout.Bytes(), nil
+	case <-ctx.Done():
+		stopGroup(cmd.Process.Pid, done, g.grace)
+		return nil, fmt.Errorf("git %s (in %s) stopped: %w", strings.Join(args, " "), dir, ctx.Err())
+	}
+}
+
+// stopGroup sends SIGTERM to the process group pgid, then SIGKILL if the
+// leader has not exited after grace, and waits for the leader.
+func stopGroup(pgid int, done <-chan error, grace time.Duration) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+		// The leader is gone; make sure nothing it started lingers.
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	case <-t.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	max int
+	buf []byte
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > w.max {
+		w.buf = append([]byte(nil), w.buf[len(w.buf)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+// lastLines returns up to n last non-empty lines, joined with "; ".
+func (w *tailWriter) lastLines(n int) string {
+	var lines []string
+	for _, l := range strings.Split(string(w.buf), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "; ")
+}
+
+// repositoryVars locate a repository or index; inherited, they would point
+// git at the wrong one.
+var repositoryVars = []string{
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX",
+}
+
+// gitEnv is base without repository-locating variables, plus the settings
+// that keep git from prompting or reading system and user configuration.
+func gitEnv(base []string) []string {
+	has := map[string]bool{}
+	var env []string
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if contains(repositoryVars, name) {
+			continue
+		}
+		has[name] = true
+		env = append(env, kv)
+	}
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
+	if !has["GIT_CONFIG_GLOBAL"] {
+		env = append(env, "GIT_CONFIG_GLOBAL="+os.DevNull)
+	}
+	if !has["GIT_SSH_COMMAND"] && !has["GIT_SSH"] {
+		env = append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
+	}
+	return env
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// lookPath finds name in the PATH of env (not of this process), so the git
+// that runs is the one the build's environment names.
+func lookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		if isExecutable(name) {
+			return filepath.Abs(name)
+		}
+		return "", fmt.Errorf("%s is not an executable file", name)
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		if p := filepath.Join(d, name); isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found in the build's PATH (%s): install git or add it to PATH: %w", name, path, exec.ErrNotFound)
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// isExitError reports whether err is a command that ran and exited non-zero.
+func isExitError(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee)
+}

@@ -1,0 +1,40 @@
+// Package gitrepo implements the git_repo node kind: a checkout of a git
+// repository at a full 40-hex commit, with optional ordered patches,
+// submodules and Git LFS files.
+//
+// A build fetches the commit into a bare mirror cache under the state folder,
+// <state>/git/<sha256(url)[:16]>.git, then runs git init in the output folder
+// and fetches the commit from the mirror with
+// "git fetch --depth 1 file://<mirror> <sha>". Fetching from the mirror (not
+// --reference or alternates) keeps every checkout self-contained: removing or
+// collecting the mirror never breaks a result in the store, at the cost of
+// copying the objects of one commit. A commit already in the mirror is never
+// fetched from the network again. Servers that refuse a fetch of an
+// unadvertised commit get a full fetch of their branches and tags instead.
+// The checkout's origin remote names the real url, so submodules with
+// relative urls and Git LFS resolve against it; submodules and LFS objects
+// are fetched from the network, not the mirror.
+//
+// A ref (branch or tag) is resolved with git ls-remote at build time, and the
+// commit found is recorded in Result.Attrs["commit"] for the lock file.
+//
+// Patches are applied with git apply after checkout. HEAD and the real index
+// stay at the commit, so tools that check "git rev-parse HEAD" still see it.
+// The patched working tree is identified by the tree id that
+// "git add -A; git write-tree" gives with a private index file
+// (.git/kiln-index); files that .gitignore excludes are not part of it, and a
+// submodule counts by its checked-out commit. The digest is the SHA-256 of
+// the lines "commit <sha>", "tree <tree id>" and "patch <path> <sha256>" per
+// patch; Verify recomputes the tree id to find drift.
+//
+// Git runs with the build's environment, without system or global git
+// configuration (GIT_CONFIG_NOSYSTEM=1, GIT_CONFIG_GLOBAL=/dev/null unless the
+// environment names a global file), without terminal prompts, and in its own
+// process group, which gets SIGTERM and then SIGKILL when the build is
+// cancelled.
+//
+// Locking: every use of a mirror, reading or writing, holds an exclusive flock
+// on <mirror>.lock, so nodes that share a repository never write it at once.
+// Verify holds a flock on .git/kiln-verify.lock of the checkout while it
+// refreshes the private index.
+package gitrepo

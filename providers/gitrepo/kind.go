@@ -1,0 +1,196 @@
+package gitrepo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/hcl/v2/hcldec"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Repo is the git_repo node kind.
+type Repo struct {
+	// Git is the git binary: a name looked up in the build's PATH, or a path.
+	Git string
+	// KillGrace is how long git gets between SIGTERM and SIGKILL when a
+	// build is cancelled.
+	KillGrace time.Duration
+}
+
+var (
+	_ kind.Kind     = (*Repo)(nil)
+	_ kind.Verifier = (*Repo)(nil)
+	_ kind.KeyFiles = (*Repo)(nil)
+)
+
+// New returns the git_repo kind with the git of the build's PATH.
+func New() kind.Kind { return &Repo{Git: "git", KillGrace: 5 * time.Second} }
+
+// Name is the block type.
+func (r *Repo) Name() string { return "git_repo" }
+
+// Version enters every key of a git_repo node.
+func (r *Repo) Version() string { return "1" }
+
+// Spec is the schema of a git_repo block.
+func (r *Repo) Spec() hcldec.ObjectSpec {
+	falseByDefault := func(name string) hcldec.Spec {
+		return &hcldec.DefaultSpec{
+			Primary: &hcldec.AttrSpec{Name: name, Type: cty.Bool},
+			Default: &hcldec.LiteralSpec{Value: cty.False},
+		}
+	}
+	return hcldec.ObjectSpec{
+		"url":        &hcldec.AttrSpec{Name: "url", Type: cty.String, Required: true},
+		"commit":     &hcldec.AttrSpec{Name: "commit", Type: cty.String},
+		"ref":        &hcldec.AttrSpec{Name: "ref", Type: cty.String},
+		"patches":    &hcldec.AttrSpec{Name: "patches", Type: cty.List(cty.String)},
+		"submodules": falseByDefault("submodules"),
+		"lfs":        falseByDefault("lfs"),
+	}
+}
+
+// Exports are commit (known when the configuration pins one, unknown when
+// only a ref is given) and url.
+func (r *Repo) Exports(n *kind.Node) map[string]cty.Value {
+	out := map[string]cty.Value{
+		"commit": cty.UnknownVal(cty.String),
+		"url":    cty.UnknownVal(cty.String),
+	}
+	if s, ok := knownString(n.Config, "url"); ok {
+		out["url"] = cty.StringVal(s)
+	}
+	if s, ok := knownString(n.Config, "commit"); ok {
+		if sha, err := checkCommit(s); err == nil {
+			out["commit"] = cty.StringVal(sha)
+		}
+	}
+	return out
+}
+
+// KeyFiles are the patch files, whose contents enter the key.
+func (r *Repo) KeyFiles(n *kind.Node) []string {
+	v := objectAttr(n.Config, "patches")
+	if v.IsNull() || !v.IsKnown() || !v.CanIterateElements() {
+		return nil
+	}
+	var files []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.IsKnown() && !e.IsNull() && e.Type().Equals(cty.String) && e.AsString() != "" {
+			files = append(files, e.AsString())
+		}
+	}
+	return files
+}
+
+// Build checks out the commit into b.Dir, applies the patches and returns
+// the digest of the result.
+func (r *Repo) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
+	c, err := decodeConfig(b.Config)
+	if err != nil {
+		return nil, err
+	}
+	if b.Dir == "" || b.State == "" {
+		return nil, fmt.Errorf("git_repo %s: the build has no output folder or state folder", b.Addr)
+	}
+	patches, err := readPatches(b.Root, c.Patches)
+	if err != nil {
+		return nil, err
+	}
+	g, err := r.command(b.Env, b.Log)
+	if err != nil {
+		return nil, err
+	}
+	state, err := filepath.Abs(b.State)
+	if err != nil {
+		return nil, fmt.Errorf("git_repo state folder %s: %w", b.State, err)
+	}
+	co := &checkout{dir: b.Dir, url: c.URL, git: g}
+	if err := co.init(ctx); err != nil {
+		return nil, err
+	}
+	sha := c.Commit
+	if sha == "" {
+		if sha, err = resolveRef(ctx, g, b.Dir, c.URL, c.Ref); err != nil {
+			return nil, err
+		}
+	}
+	m := &mirror{url: c.URL, path: mirrorPath(state, c.URL), git: g}
+	if err := co.fetchFrom(ctx, m, sha); err != nil {
+		return nil, err
+	}
+	if err := co.checkout(ctx, sha); err != nil {
+		return nil, err
+	}
+	if c.Submodules {
+		if err := co.submodules(ctx, sha); err != nil {
+			return nil, err
+		}
+	}
+	if c.LFS {
+		if err := co.lfs(ctx, sha); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range patches {
+		if err := co.apply(ctx, sha, p); err != nil {
+			return nil, err
+		}
+	}
+	tree, err := patchedTree(ctx, g, b.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return &kind.Result{
+		Digest:  digestOf(sha, tree, patches),
+		Attrs:   map[string]string{"commit": sha, "tree": tree},
+		Exports: map[string]cty.Value{"commit": cty.StringVal(sha), "url": cty.StringVal(c.URL)},
+	}, nil
+}
+
+// command prepares the git runner for env, writing git's messages to log.
+func (r *Repo) command(env []string, log io.Writer) (*gitCommand, error) {
+	name := r.Git
+	if name == "" {
+		name = "git"
+	}
+	env = gitEnv(env)
+	path, err := lookPath(name, env)
+	if err != nil {
+		return nil, fmt.Errorf("git_repo needs git: %w", err)
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	grace := r.KillGrace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	return &gitCommand{path: path, env: env, log: log, grace: grace}, nil
+}
+
+// objectAttr returns v's attribute name, or a null value when v is not a
+// known object with that attribute.
+func objectAttr(v cty.Value, name string) cty.Value {
+	if v.Type() == cty.NilType {
+		return cty.NullVal(cty.DynamicPseudoType)
+	}
+	v, _ = v.UnmarkDeep()
+	if !v.IsKnown() || v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
+		return cty.NullVal(cty.DynamicPseudoType)
+	}
+	return v.GetAttr(name)
+}
+
+func knownString(v cty.Value, name string) (string, bool) {
+	a := objectAttr(v, name)
+	if !a.IsKnown() || a.IsNull() || !a.Type().Equals(cty.String) {
+		return "", false
+	}
+	return a.AsString(), true
+}

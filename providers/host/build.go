@@ -1,0 +1,68 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/kilnbuild/kiln/engine/kind"
+)
+
+// FactsFile is the name of the recorded facts in the output folder.
+const FactsFile = "facts.json"
+
+// Build reads the facts afresh, refuses unmet requirements and records the
+// facts. The digest covers only the required facts.
+func (h *Host) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
+	src, req, err := decode(&b.Node)
+	if err != nil {
+		return nil, err
+	}
+	f := h.read(ctx, src)
+	if unmet := req.unmet(f); len(unmet) > 0 {
+		return nil, fmt.Errorf("%s: %s", label(b.Addr), strings.Join(unmet, "; "))
+	}
+	all := f.Map()
+	if b.Log != nil {
+		for _, k := range sortedKeys(all) {
+			fmt.Fprintf(b.Log, "%s = %s\n", k, all[k])
+		}
+	}
+	data, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("%s: encoding facts: %w", label(b.Addr), err)
+	}
+	if err := os.WriteFile(filepath.Join(b.Dir, FactsFile), append(data, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("%s: writing facts: %w (check that the output folder is writable)", label(b.Addr), err)
+	}
+	return &kind.Result{
+		Digest:  digest(req.keyLines(f)),
+		Attrs:   all,
+		Exports: f.exports(),
+	}, nil
+}
+
+// digest is the sha256 of the key lines, one "label value" line each.
+func digest(lines [][2]string) string {
+	h := sha256.New()
+	for _, l := range lines {
+		fmt.Fprintf(h, "%s %s\n", l[0], l[1])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Capacity is the host's resource pools for the scheduler, from its facts
+// (Probe.Facts or a build's Attrs): {"npu": N}, 0 when the count is unknown.
+func Capacity(facts map[string]string) map[string]int64 {
+	n, err := strconv.ParseInt(facts["npus"], 10, 64)
+	if err != nil || n < 0 {
+		n = 0
+	}
+	return map[string]int64{"npu": n}
+}

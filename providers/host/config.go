@@ -1,0 +1,135 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"runtime"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+// sources says where the facts are read from. It is comparable: it keys the
+// Host's fact cache.
+type sources struct {
+	NPUSmi       string
+	DriverInfo   string
+	FirmwareInfo string
+	CANNInfo     string
+}
+
+// requirements is a require block; empty fields (and NPUs < 0) are not
+// required.
+type requirements struct {
+	NPUs     int64
+	CANN     string
+	Arch     string
+	Driver   string
+	Firmware string
+}
+
+func decodeSources(v cty.Value, root string) (sources, error) {
+	if v.IsNull() || !v.Type().IsObjectType() {
+		return sources{}, errors.New("host configuration is missing")
+	}
+	src := sources{
+		NPUSmi:       DefaultNPUSmi,
+		DriverInfo:   DefaultDriverInfo,
+		FirmwareInfo: DefaultFirmwareInfo,
+		CANNInfo:     expandArch(DefaultCANNInfo),
+	}
+	for name, dst := range map[string]*string{
+		"npu_smi":       &src.NPUSmi,
+		"driver_info":   &src.DriverInfo,
+		"firmware_info": &src.FirmwareInfo,
+		"cann_info":     &src.CANNInfo,
+	} {
+		s, ok, err := stringAttr(v, name)
+		if err != nil {
+			return sources{}, err
+		}
+		if !ok || s == "" {
+			continue
+		}
+		if name == "npu_smi" && !strings.Contains(s, "/") {
+			*dst = s // a command name, looked up on PATH
+			continue
+		}
+		*dst = resolve(root, expandArch(s))
+	}
+	return src, nil
+}
+
+func decodeRequirements(v cty.Value) (requirements, error) {
+	r := requirements{NPUs: -1}
+	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute("require") {
+		return r, nil
+	}
+	req := v.GetAttr("require")
+	if req.IsNull() {
+		return r, nil
+	}
+	if !req.IsKnown() {
+		return r, errUnknown
+	}
+	if req.Type().IsObjectType() && req.Type().HasAttribute("npus") {
+		n := req.GetAttr("npus")
+		switch {
+		case !n.IsKnown():
+			return r, errUnknown
+		case n.IsNull():
+		case n.Type() != cty.Number:
+			return r, errors.New("require.npus must be a number")
+		default:
+			i, acc := n.AsBigFloat().Int64()
+			if acc != big.Exact || i < 0 {
+				return r, fmt.Errorf("require.npus = %s: use a whole number of NPUs, 0 or more", n.AsBigFloat().Text('g', -1))
+			}
+			r.NPUs = i
+		}
+	}
+	for name, dst := range map[string]*string{"cann": &r.CANN, "arch": &r.Arch, "driver": &r.Driver, "firmware": &r.Firmware} {
+		s, _, err := stringAttr(req, name)
+		if err != nil {
+			return r, err
+		}
+		*dst = s
+	}
+	return r, nil
+}
+
+// stringAttr returns v.name; ok is false when it is absent or null, and err
+// is errUnknown when it is not yet known.
+func stringAttr(v cty.Value, name string) (string, bool, error) {
+	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
+		return "", false, nil
+	}
+	a := v.GetAttr(name)
+	switch {
+	case !a.IsKnown():
+		return "", false, errUnknown
+	case a.IsNull():
+		return "", false, nil
+	case a.Type() != cty.String:
+		return "", false, fmt.Errorf("%s must be a string", name)
+	}
+	return a.AsString(), true, nil
+}
+
+// Arch is the machine's architecture as uname -m prints it.
+func Arch() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	default:
+		return runtime.GOARCH
+	}
+}
+
+func expandArch(s string) string {
+	s = strings.ReplaceAll(s, "${arch}", Arch())
+	return strings.ReplaceAll(s, "<arch>", Arch())
+}

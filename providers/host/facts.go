@@ -1,0 +1,191 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+// facts is what a look at the machine found. An empty fact has a reason.
+type facts struct {
+	Arch     string
+	NPUs     int64
+	Driver   string
+	Firmware string
+	CANN     string
+	Reasons  map[string]string // fact name → why it is empty (or 0)
+}
+
+// gather reads every fact; it never fails, it records reasons.
+func (h *Host) gather(ctx context.Context, src sources) *facts {
+	f := &facts{Arch: Arch(), Reasons: map[string]string{}}
+	f.NPUs = h.countNPUs(ctx, src.NPUSmi, f.Reasons)
+	f.Driver = readFact(src.DriverInfo, "Version", "driver", f.Reasons)
+	f.Firmware = readFact(src.FirmwareInfo, "Version", "firmware", f.Reasons)
+	f.CANN = readFact(src.CANNInfo, "version", "cann", f.Reasons)
+	return f
+}
+
+var (
+	totalCount = regexp.MustCompile(`(?m)^\s*Total Count\s*:\s*(\d+)\s*$`)
+	npuID      = regexp.MustCompile(`(?m)^\s*NPU ID\s*:`)
+)
+
+// countNPUs runs `npu-smi info -l`: the Total Count line when present,
+// otherwise the number of NPU ID lines.
+func (h *Host) countNPUs(ctx context.Context, name string, reasons map[string]string) int64 {
+	path, problem := h.findNPUSmi(name)
+	if problem != "" {
+		reasons["npus"] = problem
+		return 0
+	}
+	out := &tailBuffer{max: 1 << 20}
+	w := &lockedWriter{w: out}
+	cmd := exec.Command(path, "info", "-l")
+	cmd.Env, cmd.Stdout, cmd.Stderr = minimalEnv(), w, w
+	if err := runGroup(ctx, cmd, h.Grace); err != nil {
+		reasons["npus"] = fmt.Sprintf("`%s info -l` failed: %v: %s", path, err, lastLines(out.String(), 3))
+		return 0
+	}
+	if m := totalCount.FindStringSubmatch(out.String()); m != nil {
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		if err == nil && n > 0 {
+			return n
+		}
+	}
+	if n := int64(len(npuID.FindAllStringIndex(out.String(), -1))); n > 0 {
+		return n
+	}
+	reasons["npus"] = fmt.Sprintf("`%s info -l` listed no NPUs", path)
+	return 0
+}
+
+// findNPUSmi resolves the npu-smi command, or says why it cannot.
+func (h *Host) findNPUSmi(name string) (string, string) {
+	if strings.Contains(name, "/") {
+		if _, err := os.Stat(name); err != nil {
+			return "", name + " not found"
+		}
+		return name, ""
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, ""
+	}
+	if name == DefaultNPUSmi {
+		for _, dir := range h.NPUSmiDirs {
+			p := filepath.Join(dir, name)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return p, ""
+			}
+		}
+	}
+	return "", name + " not found on PATH"
+}
+
+// readFact reads key from a key=value file, recording why when it cannot.
+func readFact(path, key, fact string, reasons map[string]string) string {
+	v, ok, err := readKey(path, key)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		reasons[fact] = path + " missing"
+	case err != nil:
+		reasons[fact] = fmt.Sprintf("cannot read %s: %v", path, err)
+	case !ok || v == "":
+		reasons[fact] = fmt.Sprintf("%s has no %s= line", path, key)
+	}
+	return v
+}
+
+// readKey returns the value of key in a key=value file; keys compare
+// case-insensitively, surrounding blanks and quotes are dropped.
+func readKey(path, key string) (string, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), key) {
+			continue
+		}
+		return strings.Trim(strings.TrimSpace(v), `"'`), true, nil
+	}
+	return "", false, sc.Err()
+}
+
+// Map is every fact and every reason, as Probe.Facts and Result.Attrs hold them.
+func (f *facts) Map() map[string]string {
+	m := map[string]string{
+		"arch":     f.Arch,
+		"npus":     strconv.FormatInt(f.NPUs, 10),
+		"driver":   f.Driver,
+		"firmware": f.Firmware,
+		"cann":     f.CANN,
+	}
+	for k, why := range f.Reasons {
+		m[k+".reason"] = why
+	}
+	return m
+}
+
+func (f *facts) exports() map[string]cty.Value {
+	return map[string]cty.Value{
+		"npus":     cty.NumberIntVal(f.NPUs),
+		"cann":     cty.StringVal(f.CANN),
+		"driver":   cty.StringVal(f.Driver),
+		"firmware": cty.StringVal(f.Firmware),
+		"arch":     cty.StringVal(f.Arch),
+	}
+}
+
+// minimalEnv is npu-smi's environment: PATH, HOME and LD_LIBRARY_PATH (npu-smi
+// loads the driver's libraries through it on some installs).
+func minimalEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "LD_LIBRARY_PATH"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// lastLines returns the last n non-empty lines of s, joined by " | ".
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 0 {
+		return "no output"
+	}
+	return strings.Join(lines, " | ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,44 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kilnbuild/kiln/engine/kind"
+)
+
+// Probe reads the machine's facts and checks the requirements. It fails only
+// on a configuration error, never because the machine lacks something.
+func (h *Host) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*kind.Probe, error) {
+	src, req, err := decode(n)
+	if errors.Is(err, errUnknown) {
+		return &kind.Probe{Facts: map[string]string{"probe": "deferred: " + errUnknown.Error()}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := h.read(ctx, src)
+	p := &kind.Probe{KeyLines: req.keyLines(f), Facts: f.Map()}
+	if unmet := req.unmet(f); len(unmet) > 0 {
+		p.Blocked = label(n.Addr) + ": " + strings.Join(unmet, "; ")
+	}
+	return p, nil
+}
+
+func decode(n *kind.Node) (sources, requirements, error) {
+	src, err := decodeSources(n.Config, n.Root)
+	if err != nil {
+		return src, requirements{}, wrap(n, err)
+	}
+	req, err := decodeRequirements(n.Config)
+	return src, req, wrap(n, err)
+}
+
+func wrap(n *kind.Node, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", label(n.Addr), err)
+}

@@ -1,0 +1,190 @@
+package pyenv
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// tailLines is how much of pip's output a failed step's error repeats.
+const tailLines = 20
+
+func (p *PythonEnv) build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
+	cfg, err := decodeConfig(b.Config)
+	if err != nil {
+		return nil, err
+	}
+	constraints, err := parseConstraints(cfg.Constraints)
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(b.Dir) {
+		return nil, fmt.Errorf("output folder %q is not absolute; a venv must be built at its final place", b.Dir)
+	}
+	log := b.Log
+	if log == nil {
+		log = io.Discard
+	}
+	interp, err := findInterpreter(cfg.Python, b.Env, b.Root)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "python_env: %s -m venv %s\n", interp, b.Dir)
+	create := command{Path: interp, Args: []string{"-m", "venv", b.Dir}, Env: b.Env, Dir: b.Dir, Log: log}
+	if err := run(ctx, create, p.grace()); err != nil {
+		return nil, fmt.Errorf("create the venv: %w (the interpreter needs its venv module; on Debian and Ubuntu install python3-venv)", err)
+	}
+	v := venv{dir: b.Dir, env: venvEnv(b.Env, b.Dir, nil), log: log, grace: p.grace()}
+	st, err := v.inspect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snaps := []Snapshot{{Step: 0, Label: "the new venv", Dists: newInventory(st.Dists)}}
+	for i, s := range cfg.Steps {
+		if err := p.install(ctx, b, log, cfg, i, s); err != nil {
+			return nil, err
+		}
+		if st, err = v.inspect(ctx); err != nil {
+			return nil, err
+		}
+		snaps = append(snaps, Snapshot{Step: i + 1, Label: s.label(), Dists: newInventory(st.Dists)})
+	}
+	complaints, err := p.pipCheck(ctx, v, cfg.PipCheck, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := report(CheckConstraints(constraints, snaps), complaints, cfg.PipCheck); err != nil {
+		return nil, err
+	}
+	freeze, err := v.freeze(ctx)
+	if err != nil {
+		return nil, err
+	}
+	freeze = normalisePaths(freeze, b.State, b.Root)
+	stable := b.Out
+	if stable == "" {
+		stable = b.Dir
+	}
+	res := &kind.Result{
+		Digest: digestOf(st.Version, freeze),
+		Attrs: map[string]string{
+			"python_version": oneLine(st.Version),
+			"freeze":         strings.Join(freeze, "\n"),
+		},
+		Exports: map[string]cty.Value{
+			"python":        cty.StringVal(filepath.Join(stable, "bin", "python")),
+			"bin":           cty.StringVal(filepath.Join(stable, "bin")),
+			"site_packages": cty.StringVal(sitePackages(b.Dir, stable, st.Purelib)),
+		},
+	}
+	if len(complaints) > 0 {
+		res.Attrs["pip_check"] = strings.Join(complaints, "\n")
+	}
+	return res, nil
+}
+
+// install runs step i (0-based) as one pip invocation.
+func (p *PythonEnv) install(ctx context.Context, b *kind.Build, log io.Writer, cfg config, i int, s step) error {
+	name := fmt.Sprintf("install step %d (%s)", i+1, s.label())
+	args, err := s.pipArgs(cfg, b.Root)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	fmt.Fprintf(log, "python_env: install step %d/%d: python -m %s\n", i+1, len(cfg.Steps), strings.Join(args, " "))
+	last := newTail(tailLines)
+	c := command{
+		Path: filepath.Join(b.Dir, "bin", "python"),
+		Args: append([]string{"-m"}, args...),
+		Env:  venvEnv(b.Env, b.Dir, s.Env),
+		Dir:  b.Dir,
+		Log:  io.MultiWriter(log, last),
+	}
+	if err := run(ctx, c, p.grace()); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return fmt.Errorf("%s failed: %w\npip's last lines:\n%s"+
+			"Check the names and versions it asks for and where pip may look (index_url, extra_index_urls, find_links, no_index); pip configuration files are not read", name, err, last)
+	}
+	return nil
+}
+
+// pipCheck runs pip check unless mode is "off"; with "warn" its complaints
+// go to the log only.
+func (p *PythonEnv) pipCheck(ctx context.Context, v venv, mode string, log io.Writer) ([]string, error) {
+	if mode == "off" {
+		return nil, nil
+	}
+	complaints, err := v.check(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if mode == "warn" {
+		for _, c := range complaints {
+			fmt.Fprintf(log, "python_env: warning: pip check: %s\n", c)
+		}
+	}
+	return complaints, nil
+}
+
+// report is the error listing every violated constraint and, when pip_check
+// is "error", every complaint of pip check; nil when there is none.
+func report(violations, complaints []string, mode string) error {
+	if mode != "error" {
+		complaints = nil
+	}
+	if len(violations) == 0 && len(complaints) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	if len(violations) > 0 {
+		b.WriteString("constraints not met:\n")
+		for _, v := range violations {
+			b.WriteString("  " + v + "\n")
+		}
+	}
+	if len(complaints) > 0 {
+		b.WriteString("pip check found broken requirements:\n")
+		for _, c := range complaints {
+			b.WriteString("  " + c + "\n")
+		}
+	}
+	b.WriteString("Pin the versions you need in a later install step (for example packages = [\"name==version\"] with no_deps = true) or change constraints")
+	if len(complaints) > 0 {
+		b.WriteString("; set pip_check = \"warn\" to accept what pip check reports")
+	}
+	return fmt.Errorf("%s", b.String())
+}
+
+func parseConstraints(raw []string) ([]Constraint, error) {
+	out := make([]Constraint, 0, len(raw))
+	for _, r := range raw {
+		c, err := ParseConstraint(r)
+		if err != nil {
+			return nil, fmt.Errorf("constraints: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// sitePackages is the venv's purelib folder under the node's stable path.
+func sitePackages(dir, stable, purelib string) string {
+	rel, err := filepath.Rel(dir, purelib)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		realDir, err1 := filepath.EvalSymlinks(dir)
+		realLib, err2 := filepath.EvalSymlinks(purelib)
+		if err1 != nil || err2 != nil {
+			return purelib
+		}
+		if rel, err = filepath.Rel(realDir, realLib); err != nil || strings.HasPrefix(rel, "..") {
+			return purelib
+		}
+	}
+	return filepath.Join(stable, rel)
+}

@@ -1,0 +1,34 @@
+// Package pyenv is the python_env node kind: a virtualenv built by ordered
+// install steps, each one pip invocation (requirements files, pinned
+// packages, editable checkouts, local wheels), then checked against the
+// node's constraints.
+//
+// The kind exists to settle version fights between projects installed into
+// one environment (verl pins torchvision 0.20.1, vllm-ascend wants torch
+// 2.7.1, both pin ray): steps run in the order written, so a later step's
+// pins win, and constraints prove after the fact that they did. A violation
+// names the package, the installed and the required version and the step
+// that last installed or removed it, found by listing the venv after every
+// step. pip check runs too; pip_check = "error" (the default) fails the build
+// on its complaints, "warn" logs them and keeps them in Result.Attrs, "off"
+// skips it.
+//
+// The venv is created in place in Build.Dir, so the absolute paths pip
+// writes into scripts stay valid. Every process runs in its own process
+// group with Build.Env, the venv activated (VIRTUAL_ENV, its bin first on
+// PATH, so build backends that call python find the venv's) and pip kept
+// from prompting and from reading pip.conf (PIP_CONFIG_FILE=/dev/null unless
+// the environment sets it): index settings belong in the node, where they
+// enter the key. Relative paths in the configuration are relative to the
+// pipeline folder.
+//
+// The digest is a hash of the interpreter's sys.version and the sorted
+// pip freeze --all entries, with paths under the state folder and the
+// pipeline folder written as $KILN_STATE and $KILN_ROOT, so the same
+// distributions give the same digest in any output folder. The normalised
+// freeze is kept in Result.Attrs["freeze"]; Verify freezes again and names
+// what was added, removed or changed.
+//
+// Nothing here holds state between calls; a PythonEnv may build several
+// nodes at once.
+package pyenv

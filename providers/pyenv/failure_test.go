@@ -1,0 +1,98 @@
+package pyenv
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Later steps override earlier ones; constraints catch it and name the
+// step, and pip check's complaints are listed with them.
+func TestBuildConstraintsViolated(t *testing.T) {
+	needPython(t)
+	t.Parallel()
+	p := newPipeline(t)
+	writeWheel(t, filepath.Join(p.root, "dist1"), "alpha", "1.0")
+	writeWheel(t, filepath.Join(p.root, "dist1"), "delta", "1.0", "missingdep>=1")
+	writeWheel(t, filepath.Join(p.root, "dist2"), "alpha", "1.1")
+	src := `
+no_index = true
+install {
+  wheels  = ["dist1/*.whl"]
+  no_deps = true
+}
+install {
+  packages = ["./dist2/alpha-1.1-py3-none-any.whl"]
+  no_deps  = true
+}
+constraints = ["alpha==1.0", "delta<1.0", "absent", "pip", "delta>=1.0"]
+`
+	b, _, err := p.build(t, &PythonEnv{KillGrace: DefaultKillGrace}, src)
+	if err == nil {
+		t.Fatalf("build succeeded; want a constraints error\nlog:\n%s", b.Log)
+	}
+	want := []string{
+		"constraints not met:",
+		"  alpha: installed 1.1, required ==1.0 (installed by step 2: ./dist2/alpha-1.1-py3-none-any.whl)",
+		"  delta: installed 1.0, required <1.0 (installed by step 1: dist1/*.whl)",
+		"  absent: not installed, required any version (no install step installed it)",
+		"pip check found broken requirements:",
+		"  delta 1.0 requires missingdep, which is not installed.",
+		`Pin the versions you need in a later install step (for example packages = ["name==version"] with no_deps = true) or change constraints; set pip_check = "warn" to accept what pip check reports`,
+	}
+	if d := cmp.Diff(want, strings.Split(err.Error(), "\n")); d != "" {
+		t.Errorf("error (-want +got):\n%s", d)
+	}
+}
+
+// A failing pip invocation names its step and repeats pip's last lines.
+func TestBuildFailingStep(t *testing.T) {
+	needPython(t)
+	t.Parallel()
+	p := newPipeline(t)
+	src := `
+no_index = true
+install {
+  wheels = ["` + p.store + `/wheels/*.whl"]
+}
+install {
+  packages = ["nosuchpkg==9.9", "alpha"]
+}
+`
+	b, _, err := p.build(t, &PythonEnv{KillGrace: DefaultKillGrace}, src)
+	if err == nil {
+		t.Fatalf("build succeeded; want step 2 to fail\nlog:\n%s", b.Log)
+	}
+	for _, want := range []string{
+		"install step 2 (nosuchpkg==9.9) failed",
+		"pip's last lines:",
+		"No matching distribution found for nosuchpkg==9.9",
+		"index_url, extra_index_urls, find_links, no_index",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestBuildInterpreterMissing(t *testing.T) {
+	p := pipeline{root: t.TempDir()}
+	_, _, err := p.build(t, New().(*PythonEnv), `python = "python-kiln-missing"`)
+	if err == nil || !strings.Contains(err.Error(), `python = "python-kiln-missing": no such executable on PATH`) {
+		t.Errorf("err = %v; want it to name the interpreter and PATH", err)
+	}
+}
+
+func TestBuildRejectsBadConstraintBeforeCreatingTheVenv(t *testing.T) {
+	p := pipeline{root: t.TempDir()}
+	b, _, err := p.build(t, New().(*PythonEnv), `constraints = ["torch=2.7.1"]`)
+	if err == nil || !strings.Contains(err.Error(), `constraint "torch=2.7.1"`) {
+		t.Errorf("err = %v; want it to name the constraint", err)
+	}
+	if log := b.Log.(*bytes.Buffer).String(); log != "" {
+		t.Errorf("the build ran commands despite the bad constraint:\n%s", log)
+	}
+}

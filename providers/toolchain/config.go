@@ -1,0 +1,188 @@
+package toolchain
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+// DefaultProbeFile is where CANN (up to 8.3) records its version; "<arch>"
+// is replaced by the machine's architecture.
+const DefaultProbeFile = "/usr/local/Ascend/ascend-toolkit/latest/<arch>-linux/ascend_toolkit_install.info"
+
+// errUnknown says the configuration still holds values that are only known
+// once upstream nodes are built.
+var errUnknown = errors.New("configuration not known until upstream nodes are built")
+
+// config is a toolchain block, decoded from the value Spec produced.
+type config struct {
+	Setup        []string
+	Version      string
+	ProbeFile    string
+	ProbeKey     string
+	ProbeCommand []string
+	ProbePattern *regexp.Regexp
+	EnvExtra     map[string]string
+}
+
+// decodeConfig reads v and resolves relative paths against root.
+func decodeConfig(v cty.Value, root string) (*config, error) {
+	if v.IsNull() || !v.Type().IsObjectType() {
+		return nil, errors.New("toolchain configuration is missing")
+	}
+	if !v.IsWhollyKnown() {
+		return nil, errUnknown
+	}
+	c := &config{ProbeKey: "version"}
+	var err error
+	if c.Setup, err = stringList(v, "setup"); err != nil {
+		return nil, err
+	}
+	if len(c.Setup) == 0 {
+		return nil, errors.New("setup is empty: name at least one setup script to source")
+	}
+	for i, s := range c.Setup {
+		c.Setup[i] = resolve(root, s)
+	}
+	c.Version = stringAttr(v, "version")
+	if c.Version == "" {
+		return nil, errors.New("version is empty: set the version the probe must find")
+	}
+	if c.EnvExtra, err = stringMap(v, "env_extra"); err != nil {
+		return nil, err
+	}
+	if err := c.decodeProbe(v, root); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *config) decodeProbe(v cty.Value, root string) error {
+	p := cty.NullVal(cty.DynamicPseudoType)
+	if v.Type().HasAttribute("probe") {
+		p = v.GetAttr("probe")
+	}
+	if p.IsNull() {
+		c.ProbeFile = expandArch(DefaultProbeFile)
+		return nil
+	}
+	file := stringAttr(p, "file")
+	if k := stringAttr(p, "key"); k != "" {
+		c.ProbeKey = k
+	}
+	cmd, err := stringList(p, "command")
+	if err != nil {
+		return err
+	}
+	pattern := stringAttr(p, "pattern")
+	switch {
+	case file != "" && len(cmd) > 0:
+		return errors.New("probe sets both file and command: keep one")
+	case len(cmd) > 0:
+		if pattern == "" {
+			return errors.New("probe.command needs a pattern: a regular expression with one group that captures the version")
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return fmt.Errorf("probe.pattern %q is not a valid regular expression: %w", pattern, err)
+		}
+		if re.NumSubexp() != 1 {
+			return fmt.Errorf("probe.pattern %q has %d groups, needs exactly one around the version", pattern, re.NumSubexp())
+		}
+		c.ProbeCommand, c.ProbePattern = cmd, re
+	case pattern != "":
+		return errors.New("probe.pattern is set without probe.command: add the command whose output it matches")
+	case file != "":
+		c.ProbeFile = resolve(root, expandArch(file))
+	default:
+		c.ProbeFile = expandArch(DefaultProbeFile)
+	}
+	return nil
+}
+
+// Arch is the machine's architecture as uname -m prints it.
+func Arch() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	default:
+		return runtime.GOARCH
+	}
+}
+
+func expandArch(s string) string {
+	s = strings.ReplaceAll(s, "${arch}", Arch())
+	return strings.ReplaceAll(s, "<arch>", Arch())
+}
+
+func resolve(root, p string) string {
+	if filepath.IsAbs(p) || root == "" {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(root, p)
+}
+
+func stringAttr(v cty.Value, name string) string {
+	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
+		return ""
+	}
+	a := v.GetAttr(name)
+	if a.IsNull() || !a.IsKnown() || a.Type() != cty.String {
+		return ""
+	}
+	return a.AsString()
+}
+
+func stringList(v cty.Value, name string) ([]string, error) {
+	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
+		return nil, nil
+	}
+	a := v.GetAttr(name)
+	if a.IsNull() {
+		return nil, nil
+	}
+	if !a.CanIterateElements() {
+		return nil, fmt.Errorf("%s must be a list of strings", name)
+	}
+	var out []string
+	for it := a.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.IsNull() || e.Type() != cty.String {
+			return nil, fmt.Errorf("%s must be a list of strings, not null or %s", name, e.Type().FriendlyName())
+		}
+		out = append(out, e.AsString())
+	}
+	return out, nil
+}
+
+func stringMap(v cty.Value, name string) (map[string]string, error) {
+	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
+		return nil, nil
+	}
+	a := v.GetAttr(name)
+	if a.IsNull() {
+		return nil, nil
+	}
+	if !a.CanIterateElements() {
+		return nil, fmt.Errorf("%s must be a map of strings", name)
+	}
+	out := map[string]string{}
+	for it := a.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		if e.IsNull() || e.Type() != cty.String {
+			return nil, fmt.Errorf("%s.%s must be a string", name, k.AsString())
+		}
+		if k.AsString() == "" || strings.ContainsAny(k.AsString(), "=\x00") {
+			return nil, fmt.Errorf("%s key %q is not a valid environment variable name", name, k.AsString())
+		}
+		out[k.AsString()] = e.AsString()
+	}
+	return out, nil
+}

@@ -1,0 +1,176 @@
+package toolchain
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/kind"
+)
+
+// Probe checks the setup scripts and the version without sourcing anything.
+func (t *Toolchain) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*kind.Probe, error) {
+	c, err := decodeConfig(n.Config, n.Root)
+	if errors.Is(err, errUnknown) {
+		return &kind.Probe{Facts: map[string]string{"probe": "deferred: " + errUnknown.Error()}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label(n.Addr), err)
+	}
+	if t.ProbeTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.ProbeTimeout)
+		defer cancel()
+	}
+	in := t.inspect(ctx, c, n.Addr, n.Root, minimalEnv())
+	p := &kind.Probe{KeyLines: in.KeyLines, Facts: in.Facts}
+	if len(in.Problems) > 0 {
+		p.Blocked = label(n.Addr) + ": " + strings.Join(in.Problems, "; ")
+	}
+	return p, nil
+}
+
+// inspection is what a look at the setup scripts and the version found.
+type inspection struct {
+	Version  string
+	KeyLines [][2]string
+	Facts    map[string]string
+	Problems []string
+}
+
+// inspect hashes every setup script and reads the version; anything that
+// keeps the toolchain from being built goes to Problems.
+func (t *Toolchain) inspect(ctx context.Context, c *config, a addr.Node, dir string, env []string) inspection {
+	var in inspection
+	found, where, problem := t.readVersion(ctx, c, a, dir, env)
+	in.Version = found
+	in.Facts = map[string]string{"version": found, "probe": where}
+	if found == "" {
+		in.KeyLines = append(in.KeyLines, [2]string{"toolchain.version", "none"})
+	} else {
+		in.KeyLines = append(in.KeyLines, [2]string{"toolchain.version", found})
+	}
+	for _, s := range c.Setup {
+		sum, err := fileSHA256(s)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			in.Problems = append(in.Problems, fmt.Sprintf("%s not found (install %s %s or set the variable that names its path)", s, product(a), c.Version))
+			sum = "missing"
+		case err != nil:
+			in.Problems = append(in.Problems, fmt.Sprintf("cannot read setup script %s: %v (check its permissions)", s, err))
+			sum = "unreadable"
+		}
+		in.KeyLines = append(in.KeyLines, [2]string{"toolchain.setup " + s, sum})
+	}
+	switch {
+	case problem != "":
+		in.Problems = append(in.Problems, problem)
+	case found != c.Version && c.ProbeCommand != nil:
+		in.Problems = append(in.Problems, fmt.Sprintf("version %s found by %s, %s required", found, where, c.Version))
+	case found != c.Version:
+		in.Problems = append(in.Problems, fmt.Sprintf("version %s found in %s, %s required", found, where, c.Version))
+	}
+	return in
+}
+
+// readVersion runs the configured probe. where names the file or command;
+// problem says why no version was found.
+func (t *Toolchain) readVersion(ctx context.Context, c *config, a addr.Node, dir string, env []string) (found, where, problem string) {
+	if c.ProbeCommand == nil {
+		where = c.ProbeFile
+		v, ok, err := readKey(c.ProbeFile, c.ProbeKey)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return "", where, fmt.Sprintf("version file %s not found (install %s %s or set probe.file to the file that records its version)", where, product(a), c.Version)
+		case err != nil:
+			return "", where, fmt.Sprintf("cannot read version file %s: %v", where, err)
+		case !ok || v == "":
+			return "", where, fmt.Sprintf("version file %s has no %s= line (set probe.key to the key that holds the version)", where, c.ProbeKey)
+		}
+		return v, where, ""
+	}
+	where = "`" + strings.Join(c.ProbeCommand, " ") + "`"
+	out := &tailBuffer{max: 64 << 10}
+	cmd := exec.Command(c.ProbeCommand[0], c.ProbeCommand[1:]...)
+	cmd.Dir, cmd.Env = dir, env
+	w := &lockedWriter{w: out}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := runGroup(ctx, cmd, t.Grace); err != nil {
+		return "", where, fmt.Sprintf("version probe %s failed: %v: %s", where, err, lastLines(out.String(), 5))
+	}
+	m := c.ProbePattern.FindStringSubmatch(out.String())
+	if m == nil || m[1] == "" {
+		return "", where, fmt.Sprintf("version probe %s printed nothing matching /%s/ (fix probe.pattern): %s", where, c.ProbePattern, lastLines(out.String(), 5))
+	}
+	return m[1], where, ""
+}
+
+// readKey returns the value of key in a key=value file; keys compare
+// case-insensitively, surrounding blanks and quotes are dropped.
+func readKey(path, key string) (string, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), key) {
+			continue
+		}
+		return strings.Trim(strings.TrimSpace(v), `"'`), true, nil
+	}
+	return "", false, sc.Err()
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// minimalEnv is the environment of plan-time probe commands: PATH and HOME.
+func minimalEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// lastLines returns the last n non-empty lines of s, joined by " | ".
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 0 {
+		return "no output"
+	}
+	return strings.Join(lines, " | ")
+}
