@@ -135,7 +135,9 @@ type StateStamp struct {
 }
 
 // Stamp returns the identity of the current state.
-func (w *Workspace) Stamp() StateStamp { return StateStamp{Lineage: w.State.Lineage, Serial: w.State.Serial} }
+func (w *Workspace) Stamp() StateStamp {
+	return StateStamp{Lineage: w.State.Lineage, Serial: w.State.Serial}
+}
 
 // ErrStalePlan is returned when a saved plan no longer matches the state.
 var ErrStalePlan = errors.New("the saved plan is stale")

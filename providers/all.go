@@ -3,6 +3,8 @@ package providers
 import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/providers/exec"
+	"github.com/kilnbuild/kiln/providers/fetch"
+	"github.com/kilnbuild/kiln/providers/gitrepo"
 	"github.com/kilnbuild/kiln/providers/host"
 	"github.com/kilnbuild/kiln/providers/service"
 	"github.com/kilnbuild/kiln/providers/toolchain"
@@ -12,6 +14,8 @@ import (
 func All() []kind.Kind {
 	return []kind.Kind{
 		exec.New(),
+		fetch.New(),
+		gitrepo.New(),
 		host.New(),
 		service.New(),
 		toolchain.New(),

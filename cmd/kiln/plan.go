@@ -15,10 +15,10 @@ import (
 type planArgs struct {
 	pipelineArgs
 	targetArgs
-	json           bool
-	format         string
-	out            string
-	detailedExit   bool
+	json         bool
+	format       string
+	out          string
+	detailedExit bool
 }
 
 func planFlags() (*flag.FlagSet, *planArgs) {
@@ -108,15 +108,15 @@ func firstErr(errs ...error) error {
 
 // savedPlan is the file plan -out writes and apply FILE reads.
 type savedPlan struct {
-	Format   string             `json:"format"`
-	Path     string             `json:"pipeline"`
-	Config   string             `json:"config_digest"`
-	Stamp    engine.StateStamp  `json:"state"`
-	Vars     []string           `json:"vars,omitempty"`
-	VarFiles []string           `json:"var_files,omitempty"`
-	Targets  []string           `json:"targets,omitempty"`
-	Replace  []string           `json:"replace,omitempty"`
-	Plan     *render.PlanJSON   `json:"plan"`
+	Format   string            `json:"format"`
+	Path     string            `json:"pipeline"`
+	Config   string            `json:"config_digest"`
+	Stamp    engine.StateStamp `json:"state"`
+	Vars     []string          `json:"vars,omitempty"`
+	VarFiles []string          `json:"var_files,omitempty"`
+	Targets  []string          `json:"targets,omitempty"`
+	Replace  []string          `json:"replace,omitempty"`
+	Plan     *render.PlanJSON  `json:"plan"`
 }
 
 const savedPlanFormat = "kiln-plan-1"

@@ -47,8 +47,8 @@ var pureFunctions = map[string]function.Function{
 	"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 	"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
 	"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
-	"sha256": stringHash(func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }),
-	"md5":    stringHash(func(b []byte) string { s := md5.Sum(b); return hex.EncodeToString(s[:]) }),
+	"sha256":       stringHash(func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }),
+	"md5":          stringHash(func(b []byte) string { s := md5.Sum(b); return hex.EncodeToString(s[:]) }),
 	"base64encode": stringHash(func(b []byte) string { return base64.StdEncoding.EncodeToString(b) }),
 	"base64decode": function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "str", Type: cty.String}},
@@ -144,7 +144,7 @@ func functions(root string, envRead map[string]string) map[string]function.Funct
 		},
 	})
 	fs["env"] = function.New(&function.Spec{
-		Params: []function.Parameter{{Name: "name", Type: cty.String}},
+		Params:   []function.Parameter{{Name: "name", Type: cty.String}},
 		VarParam: &function.Parameter{Name: "default", Type: cty.String},
 		Type:     function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {

@@ -120,7 +120,7 @@ func (p *Pipeline) resolveVariables(o Options) hcl.Diagnostics {
 		}
 		if val == cty.NilVal {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No value for required variable",
-				Detail: fmt.Sprintf("var.%s has no default. Set it with -var %s=VALUE, a -var-file, or the environment variable KILN_VAR_%s.", name, name, name),
+				Detail:  fmt.Sprintf("var.%s has no default. Set it with -var %s=VALUE, a -var-file, or the environment variable KILN_VAR_%s.", name, name, name),
 				Subject: v.DeclRange.Ptr()})
 			continue
 		}

@@ -194,3 +194,20 @@ func TestOrderOnCyclicGraphReturnsAcyclicPart(t *testing.T) {
 		t.Errorf("Order (-want +got):\n%s", diff)
 	}
 }
+
+func TestSubgraphKeepsEdgesBetweenKeptVertices(t *testing.T) {
+	g := New([]string{"a", "b", "c", "d"})
+	g.AddEdge(1, 0) // b -> a
+	g.AddEdge(2, 1) // c -> b
+	g.AddEdge(3, 2) // d -> c
+	s := g.Subgraph([]bool{true, true, false, true})
+	if s.Len() != 3 || s.Name(2) != "d" {
+		t.Fatalf("got %d vertices, last %q", s.Len(), s.Name(2))
+	}
+	if !s.HasEdge(1, 0) {
+		t.Error("edge b -> a lost")
+	}
+	if len(s.Deps(2)) != 0 {
+		t.Errorf("d kept an edge to a dropped vertex: %v", s.Deps(2))
+	}
+}

@@ -1,6 +1,7 @@
 package hash
 
 import (
+	"encoding/hex"
 	"slices"
 	"strconv"
 )
@@ -16,18 +17,26 @@ type Entry struct {
 }
 
 // line returns the entry's line in a tree digest (see the package doc).
-func (e Entry) line() string {
+func (e Entry) line() string { return string(e.appendLine(nil)) }
+
+// appendLine appends the entry's line, without its newline, to b.
+func (e Entry) appendLine(b []byte) []byte {
 	switch e.Kind {
 	case 'd':
-		return "d " + field(e.Path)
+		return append(append(b, "d "...), field(e.Path)...)
 	case 'l':
-		return "l " + spacedField(e.Path) + " " + field(e.Target)
+		b = append(append(b, "l "...), spacedField(e.Path)...)
+		return append(append(b, ' '), field(e.Target)...)
 	default:
-		mode := "-"
+		b = append(append(b, "f "...), field(e.Path)...)
 		if e.Exec {
-			mode = "x"
+			b = append(b, " x "...)
+		} else {
+			b = append(b, " - "...)
 		}
-		return "f " + field(e.Path) + " " + mode + " " + strconv.FormatInt(e.Size, 10) + " " + e.Digest.String()
+		b = strconv.AppendInt(b, e.Size, 10)
+		b = append(b, ' ')
+		return hex.AppendEncode(b, e.Digest[:])
 	}
 }
 

@@ -1,6 +1,7 @@
 package hash
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"os"
@@ -34,11 +35,16 @@ func TreeWith(path string, c *StatCache, o TreeOptions) (Digest, error) {
 	if err != nil {
 		return Digest{}, err
 	}
-	lines := make([]string, len(entries))
-	for i, e := range entries {
-		lines[i] = e.line()
+	// Lines of every entry's line, without building the strings.
+	h := sha256.New()
+	var line []byte
+	for _, e := range entries {
+		line = append(e.appendLine(line[:0]), '\n')
+		h.Write(line)
 	}
-	return Lines(lines...), nil
+	var d Digest
+	h.Sum(d[:0])
+	return d, nil
 }
 
 // manifest lists the tree at path and hashes its files.

@@ -14,15 +14,15 @@ import (
 
 // keyInputs is everything a node's key is made of.
 type keyInputs struct {
-	kind     string
-	version  string
-	config   cty.Value           // decoded, with self.out as the placeholder
-	inputs   [][2]string         // path, digest
-	files    [][2]string         // kind key files: path, digest
-	deps     [][2]string         // address, digest
-	facts    [][2]string         // probe key lines
-	env      map[string]string   // env() reads
-	paths    pathNormaliser
+	kind    string
+	version string
+	config  cty.Value         // decoded, with self.out as the placeholder
+	inputs  [][2]string       // path, digest
+	files   [][2]string       // kind key files: path, digest
+	deps    [][2]string       // address, digest
+	facts   [][2]string       // probe key lines
+	env     map[string]string // env() reads
+	paths   pathNormaliser
 }
 
 // keyLines writes a node's key. Any new influence on a node's result must be

@@ -52,18 +52,33 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
-// writeError wraps a failed write of path, naming a full disk or quota
-// explicitly because the bare errno is easy to overlook.
+// writeError wraps a failed replacement of path.
 func writeError(path string, err error) error {
+	return fmt.Errorf("writing %s: %s%w; %s — the previous content is unchanged", path, spaceProblem(err), err, spaceAdvice(err))
+}
+
+// spaceProblem names a full disk, quota or size limit explicitly, because
+// the bare errno is easy to overlook.
+func spaceProblem(err error) string {
 	switch {
 	case errors.Is(err, syscall.ENOSPC):
-		return fmt.Errorf("writing %s: disk full (%w); free some space and run the command again — the previous content is unchanged", path, err)
+		return "disk full: "
 	case errors.Is(err, syscall.EDQUOT):
-		return fmt.Errorf("writing %s: disk quota exceeded (%w); free some space and run the command again — the previous content is unchanged", path, err)
+		return "disk quota exceeded: "
 	case errors.Is(err, syscall.EFBIG):
-		return fmt.Errorf("writing %s: file size limit exceeded (%w); raise the limit (ulimit -f) and run the command again — the previous content is unchanged", path, err)
+		return "file size limit exceeded: "
 	}
-	return fmt.Errorf("writing %s: %w; the previous content is unchanged", path, err)
+	return ""
+}
+
+func spaceAdvice(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return "free some space and run the command again"
+	case errors.Is(err, syscall.EFBIG):
+		return "raise the limit (ulimit -f) and run the command again"
+	}
+	return "fix the cause and run the command again"
 }
 
 // syncDir makes renames and new entries in dir durable.

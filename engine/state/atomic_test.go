@@ -108,6 +108,7 @@ func TestWriteFileAtomicSizeLimit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helper: %v: %s", err, out)
 	}
+	t.Logf("helper: %s", out)
 	if msg := string(out); !strings.Contains(msg, "file size limit exceeded") || !strings.Contains(msg, "previous content is unchanged") {
 		t.Errorf("helper's error does not explain the failure: %s", msg)
 	}

@@ -2,6 +2,9 @@ package state
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -45,7 +48,8 @@ func BenchmarkLoad10k(b *testing.B) {
 	if err := compact(dir, s, 1); err != nil {
 		b.Fatal(err)
 	}
-	b.ResetTimer()
+	b.SetBytes(fileSize(b, filepath.Join(dir, snapshotName)))
+	start := cpuTime()
 	for b.Loop() {
 		got, err := Load(dir)
 		if err != nil {
@@ -55,6 +59,23 @@ func BenchmarkLoad10k(b *testing.B) {
 			b.Fatalf("loaded %d records", len(got.Records))
 		}
 	}
+	// CPU time, unlike wall time, is not inflated by other load on the machine.
+	b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
+}
+
+func fileSize(b *testing.B, path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// cpuTime is the user and system CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkCommit(b *testing.B) {

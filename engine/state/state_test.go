@@ -125,6 +125,22 @@ func TestForget(t *testing.T) {
 	if diff := cmp.Diff([]string{sampleRecord(2).Addr}, addrs(got)); diff != "" {
 		t.Errorf("records after Forget (-want +got):\n%s", diff)
 	}
+
+	// Forgetting only unknown addresses changes nothing, the serial included.
+	s = mustLoad(t, dir)
+	w, err = OpenWriter(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Forget(gone); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Serial != got.Serial {
+		t.Errorf("serial %d after forgetting nothing, want %d", s.Serial, got.Serial)
+	}
 }
 
 func addrs(s *State) []string {

@@ -100,7 +100,7 @@ func (w *Writer) Commit(r *Record) error {
 	if err != nil {
 		return err
 	}
-	return w.append(line, func() { w.s.Records[c.Addr] = c })
+	return w.append(line, func() bool { w.s.Records[c.Addr] = c; return true })
 }
 
 // Forget removes the record of addr. Forgetting an unknown address is a no-op.
@@ -109,12 +109,19 @@ func (w *Writer) Forget(addr string) error {
 	if err != nil {
 		return err
 	}
-	return w.append(line, func() { delete(w.s.Records, addr) })
+	return w.append(line, func() bool {
+		if _, ok := w.s.Records[addr]; !ok {
+			return false
+		}
+		delete(w.s.Records, addr)
+		return true
+	})
 }
 
-// append queues one journal line and applies its change to the State, both
-// under the mutex so the journal order is the order of the changes.
-func (w *Writer) append(line []byte, apply func()) error {
+// append applies a change to the State and queues its journal line, both
+// under the mutex so the journal order is the order of the changes. A change
+// that does not apply (apply returns false) is not journaled.
+func (w *Writer) append(line []byte, apply func() bool) error {
 	w.mu.Lock()
 	switch {
 	case w.closed:
@@ -125,10 +132,13 @@ func (w *Writer) append(line []byte, apply func()) error {
 		w.mu.Unlock()
 		return err
 	}
+	if !apply() {
+		w.mu.Unlock()
+		return nil
+	}
 	w.pending = append(w.pending, line...)
 	w.appended++
 	w.committed = true
-	apply()
 	w.mu.Unlock()
 	w.wake()
 	return nil
@@ -199,11 +209,12 @@ func (w *Writer) flushLoop() {
 
 func (w *Writer) writeBatch(batch []byte) error {
 	w.batches.Add(1)
-	if _, err := w.file.Write(batch); err != nil {
-		return writeError(w.file.Name(), err)
+	_, err := w.file.Write(batch)
+	if err == nil {
+		err = w.file.Sync()
 	}
-	if err := w.file.Sync(); err != nil {
-		return writeError(w.file.Name(), err)
+	if err != nil {
+		return fmt.Errorf("appending to %s: %s%w; %s", w.file.Name(), spaceProblem(err), err, spaceAdvice(err))
 	}
 	return nil
 }

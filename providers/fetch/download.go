@@ -93,7 +93,7 @@ func (f *Fetch) transfer(ctx context.Context, b *kind.Build, p *partial, r reque
 			fmt.Fprintf(b.Log, "%s: the server does not resume this download (no 206 answer to a Range request); starting over\n", r.label)
 		}
 		have = 0
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 		total = resp.ContentLength
 		if err := p.saveValidator(validatorOf(resp)); err != nil {
 			return 0, fmt.Errorf("record the validator of the partial download of %s: %w", r.url, err)

@@ -211,3 +211,18 @@ func TestTagObjectIsNotACommit(t *testing.T) {
 		t.Errorf("error = %v, want one saying the SHA is a tag", err)
 	}
 }
+
+// TestRelativeURL gives the url as a path relative to the pipeline folder.
+func TestRelativeURL(t *testing.T) {
+	t.Parallel()
+	src := newSource(t)
+	sha := src.commit("one", map[string]string{"a.txt": "one\n"})
+	b := testBuild(t, decode(t, pinned("src", sha)), t.TempDir(), filepath.Dir(src.dir))
+	res := build(t, b)
+	if got := readFile(t, filepath.Join(b.Dir, "a.txt")); got != "one\n" || res.Attrs["commit"] != sha {
+		t.Errorf("a.txt = %q, commit %s", got, res.Attrs["commit"])
+	}
+	if !res.Exports["url"].RawEquals(cty.StringVal("src")) {
+		t.Errorf("url export = %#v, want the url as written", res.Exports["url"])
+	}
+}

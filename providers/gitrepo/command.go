@@ -3,7 +3,6 @@ package gitrepo
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -200,10 +199,4 @@ func lookPath(name string, env []string) (string, error) {
 func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
-}
-
-// isExitError reports whether err is a command that ran and exited non-zero.
-func isExitError(err error) bool {
-	var ee *exec.ExitError
-	return errors.As(err, &ee)
 }

@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -191,6 +192,16 @@ func urlHost(url string) string {
 		host = host[j+1:]
 	}
 	return host
+}
+
+// resolveURL makes a relative local path absolute against the pipeline
+// folder, so every git command reads the same repository whatever its
+// working folder.
+func resolveURL(root, url string) string {
+	if strings.Contains(url, "://") || helperPrefix.MatchString(url) || urlHost(url) != "" || filepath.IsAbs(url) {
+		return url
+	}
+	return filepath.Join(root, url)
 }
 
 // checkCommit returns the commit in lowercase or says that a full SHA is needed.

@@ -15,6 +15,7 @@
 // relative urls and Git LFS resolve against it; submodules and LFS objects
 // are fetched from the network, not the mirror.
 //
+// A url that is a relative local path is taken from the pipeline folder.
 // A ref (branch or tag) is resolved with git ls-remote at build time, and the
 // commit found is recorded in Result.Attrs["commit"] for the lock file.
 //
@@ -29,7 +30,8 @@
 //
 // Git runs with the build's environment, without system or global git
 // configuration (GIT_CONFIG_NOSYSTEM=1, GIT_CONFIG_GLOBAL=/dev/null unless the
-// environment names a global file), without terminal prompts, and in its own
+// environment names a global file), without terminal prompts or interactive
+// ssh (BatchMode, unless GIT_SSH_COMMAND or GIT_SSH is set), and in its own
 // process group, which gets SIGTERM and then SIGKILL when the build is
 // cancelled.
 //

@@ -110,17 +110,22 @@ func (r *Repo) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git_repo state folder %s: %w", b.State, err)
 	}
-	co := &checkout{dir: b.Dir, url: c.URL, git: g}
+	dir, err := filepath.Abs(b.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("git_repo output folder %s: %w", b.Dir, err)
+	}
+	url := resolveURL(b.Root, c.URL)
+	co := &checkout{dir: dir, url: url, git: g}
 	if err := co.init(ctx); err != nil {
 		return nil, err
 	}
 	sha := c.Commit
 	if sha == "" {
-		if sha, err = resolveRef(ctx, g, b.Dir, c.URL, c.Ref); err != nil {
+		if sha, err = resolveRef(ctx, g, dir, url, c.Ref); err != nil {
 			return nil, err
 		}
 	}
-	m := &mirror{url: c.URL, path: mirrorPath(state, c.URL), git: g}
+	m := &mirror{url: url, path: mirrorPath(state, url), git: g}
 	if err := co.fetchFrom(ctx, m, sha); err != nil {
 		return nil, err
 	}
@@ -142,7 +147,7 @@ func (r *Repo) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 			return nil, err
 		}
 	}
-	tree, err := patchedTree(ctx, g, b.Dir)
+	tree, err := patchedTree(ctx, g, dir)
 	if err != nil {
 		return nil, err
 	}

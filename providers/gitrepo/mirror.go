@@ -60,7 +60,8 @@ func (m *mirror) ensureCommit(ctx context.Context, sha string) error {
 	}
 	args = append(args, "--", m.url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
 	if _, err := m.git.run(ctx, m.path, nil, args...); err != nil {
-		return fmt.Errorf("fetch commit %s from %s: %w; a full fetch failed too: %v; check the url, the network and your access to the repository", sha, m.url, shallowErr, err)
+		// The log holds both failures; the full fetch's says more.
+		return fmt.Errorf("fetch commit %s from %s: %w; check the url, the network and your access to the repository", sha, m.url, err)
 	}
 	if m.objectType(ctx, sha) == "" {
 		return fmt.Errorf("commit %s not found in %s (not fetchable by SHA, and on no branch or tag): check the SHA, or use ref for a branch or tag", sha, m.url)

@@ -18,12 +18,16 @@ func (r *Repo) Verify(ctx context.Context, n *kind.Node, rec *kind.Record) (stri
 	if rec == nil || rec.Dir == "" {
 		return "no checkout recorded", nil
 	}
-	gitDir := filepath.Join(rec.Dir, ".git")
+	dir, err := filepath.Abs(rec.Dir)
+	if err != nil {
+		return "", fmt.Errorf("verify git_repo checkout %s: %w", rec.Dir, err)
+	}
+	gitDir := filepath.Join(dir, ".git")
 	if _, err := os.Stat(gitDir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "checkout missing: " + rec.Dir, nil
+			return "checkout missing: " + dir, nil
 		}
-		return "", fmt.Errorf("verify git_repo checkout %s: %w", rec.Dir, err)
+		return "", fmt.Errorf("verify git_repo checkout %s: %w", dir, err)
 	}
 	recorded := rec.Attrs["tree"]
 	if recorded == "" {
@@ -35,10 +39,10 @@ func (r *Repo) Verify(ctx context.Context, n *kind.Node, rec *kind.Record) (stri
 	}
 	l, err := lockFile(ctx, filepath.Join(gitDir, "kiln-verify.lock"))
 	if err != nil {
-		return "", fmt.Errorf("verify git_repo checkout %s: %w", rec.Dir, err)
+		return "", fmt.Errorf("verify git_repo checkout %s: %w", dir, err)
 	}
 	defer l.unlock()
-	co := &checkout{dir: rec.Dir, git: g}
+	co := &checkout{dir: dir, git: g}
 	head, err := co.head(ctx)
 	if err != nil {
 		return "", err
@@ -46,14 +50,14 @@ func (r *Repo) Verify(ctx context.Context, n *kind.Node, rec *kind.Record) (stri
 	if want := rec.Attrs["commit"]; want != "" && head != want {
 		return fmt.Sprintf("HEAD moved from %s to %s", want, head), nil
 	}
-	tree, err := patchedTree(ctx, g, rec.Dir)
+	tree, err := patchedTree(ctx, g, dir)
 	if err != nil {
 		return "", err
 	}
 	if tree == recorded {
 		return "", nil
 	}
-	return "working tree changed: " + treeChanges(ctx, g, rec.Dir, recorded, tree), nil
+	return "working tree changed: " + treeChanges(ctx, g, dir, recorded, tree), nil
 }
 
 // verifyEnv is the environment git gets when verifying: the contract gives

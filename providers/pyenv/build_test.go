@@ -123,6 +123,7 @@ func pythonOutput(t *testing.T, python string, code string) string {
 // under the state folder are normalised.
 func TestBuildWheelsRequirementsEditable(t *testing.T) {
 	needPython(t)
+	t.Parallel()
 	k := &PythonEnv{KillGrace: DefaultKillGrace}
 	pipelines := []pipeline{newPipeline(t), newPipeline(t)}
 	builds := make([]*kind.Build, 2)

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+)
+
+func destroyFlags() (*flag.FlagSet, *pipelineArgs) {
+	a := &pipelineArgs{}
+	fs := flag.NewFlagSet("destroy", flag.ContinueOnError)
+	a.register(fs)
+	return fs, a
+}
+
+func init() {
+	flagSets["destroy"] = func() *flag.FlagSet { fs, _ := destroyFlags(); return fs }
+	register(&command{name: "destroy", summary: "stop services, or forget nodes (their results stay in the store)", usage: "kiln destroy [PATH]            stop every service\nkiln destroy ADDR... [-- PATH] stop or forget the named nodes", run: runDestroy})
+}
+
+func runDestroy(c *cli, args []string) int {
+	fs, a := destroyFlags()
+	pos, err := parse(fs, args)
+	if err != nil {
+		fmt.Fprintln(c.stderr, "kiln destroy:", err)
+		return 1
+	}
+	path := "."
+	var targets []addr.Node
+	for _, p := range pos {
+		if t, err := addr.Parse(p); err == nil {
+			targets = append(targets, t)
+		} else {
+			path = p
+		}
+	}
+	w, ok := c.open(a, path, nil, nil)
+	if !ok {
+		return 1
+	}
+	done, err := w.Destroy(context.Background(), targets)
+	status := 0
+	for _, d := range done {
+		switch {
+		case d.Err != nil:
+			fmt.Fprintf(c.stderr, "%s: %v\n", d.Addr, d.Err)
+			status = 1
+		case d.Stopped:
+			fmt.Fprintf(c.stdout, "%s: stopped\n", d.Addr)
+		default:
+			fmt.Fprintf(c.stdout, "%s: forgotten (its result stays in the store until kiln gc)\n", d.Addr)
+		}
+	}
+	if err != nil {
+		c.fail(err)
+		return 1
+	}
+	if len(done) == 0 {
+		fmt.Fprintln(c.stdout, "Nothing to destroy.")
+	}
+	return status
+}

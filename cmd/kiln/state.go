@@ -1,0 +1,133 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/state"
+)
+
+func stateFlags() (*flag.FlagSet, *pipelineArgs) {
+	a := &pipelineArgs{}
+	fs := flag.NewFlagSet("state", flag.ContinueOnError)
+	a.register(fs)
+	return fs, a
+}
+
+func init() {
+	flagSets["state"] = func() *flag.FlagSet { fs, _ := stateFlags(); return fs }
+	register(&command{name: "state", summary: "list or show what kiln recorded", usage: "kiln state list [PATH]\nkiln state show ADDR [PATH]", run: runState})
+}
+
+func runState(c *cli, args []string) int {
+	fs, _ := stateFlags()
+	pos, err := parse(fs, args)
+	if err != nil || len(pos) == 0 {
+		fmt.Fprintln(c.stderr, "kiln state: use kiln state list [PATH] or kiln state show ADDR [PATH]")
+		return 1
+	}
+	sub, rest := pos[0], pos[1:]
+	var want string
+	if sub == "show" {
+		if len(rest) == 0 {
+			fmt.Fprintln(c.stderr, "kiln state show: give a node address")
+			return 1
+		}
+		want, rest = rest[0], rest[1:]
+	} else if sub != "list" {
+		fmt.Fprintf(c.stderr, "kiln state: unknown subcommand %q (list or show)\n", sub)
+		return 1
+	}
+	path, err := onePath(rest, "state")
+	if err != nil {
+		fmt.Fprintln(c.stderr, err)
+		return 1
+	}
+	dir, err := stateDirOf(path)
+	if err != nil {
+		c.fail(err)
+		return 1
+	}
+	s, err := state.Load(dir)
+	if err != nil {
+		c.fail(err)
+		return 1
+	}
+	if sub == "list" {
+		for _, r := range s.Sorted() {
+			status := "ok"
+			if r.Failure != nil {
+				status = "failed"
+			}
+			if !r.Good() {
+				status = "failed (never built)"
+			}
+			when := ""
+			if !r.Started.IsZero() {
+				when = r.Started.Local().Format(time.DateTime)
+			}
+			fmt.Fprintf(c.stdout, "%-40s %-10s %-12s %-8s %s\n", r.Addr, r.Kind, shortHex(r.Digest), status, when)
+		}
+		return 0
+	}
+	r := s.Records[want]
+	if r == nil {
+		fmt.Fprintf(c.stderr, "kiln state show: nothing recorded for %s (kiln state list shows what is)\n", want)
+		return 1
+	}
+	showRecord(c, r)
+	return 0
+}
+
+func showRecord(c *cli, r *state.Record) {
+	w := c.stdout
+	fmt.Fprintf(w, "%s (%s)\n", r.Addr, r.Kind)
+	if r.Good() {
+		fmt.Fprintf(w, "  digest   %s\n  key      %s\n  entry    %s\n", r.Digest, r.Key, r.Entry)
+		fmt.Fprintf(w, "  built    %s in %s on %s (kiln %s)\n", r.Started.Local().Format(time.DateTime), r.Duration.Round(time.Millisecond), r.Host, r.KilnVersion)
+		if r.Log != "" {
+			fmt.Fprintf(w, "  log      %s\n", r.Log)
+		}
+	}
+	for _, o := range r.Outputs {
+		fmt.Fprintf(w, "  output   %s %s\n", o.Path, shortHex(o.Digest))
+	}
+	if len(r.Resources) > 0 {
+		fmt.Fprintf(w, "  resources %v\n", r.Resources)
+	}
+	keys := make([]string, 0, len(r.Attrs))
+	for k := range r.Attrs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  attr     %s = %s\n", k, oneLine(r.Attrs[k], 100))
+	}
+	if f := r.Failure; f != nil {
+		fmt.Fprintf(w, "  failed   %s: %s (log %s)\n", f.At.Local().Format(time.DateTime), oneLine(f.Error, 200), f.Log)
+	}
+	if len(r.KeyLines) > 0 {
+		fmt.Fprintln(w, "  key lines:")
+		for _, l := range r.KeyLines {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+}
+
+func shortHex(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func oneLine(s string, max int) string {
+	s = strings.ReplaceAll(s, "\n", " ⏎ ")
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// stateDirOf finds the state folder of a pipeline path without loading the
+// pipeline, so state and logs work even when the configuration is broken.
+func stateDirOf(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	if !fi.IsDir() {
+		abs = filepath.Dir(abs)
+	}
+	return filepath.Join(abs, ".kiln"), nil
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+)
+
+func init() {
+	flagSets["validate"] = func() *flag.FlagSet { fs, _ := validateFlags(); return fs }
+	register(&command{name: "validate", summary: "check a pipeline without running anything", usage: "kiln validate [flags] [PATH]", run: runValidate})
+}
+
+func validateFlags() (*flag.FlagSet, *pipelineArgs) {
+	a := &pipelineArgs{}
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	a.register(fs)
+	return fs, a
+}
+
+func runValidate(c *cli, args []string) int {
+	fs, a := validateFlags()
+	pos, err := parse(fs, args)
+	if err != nil {
+		fmt.Fprintln(c.stderr, "kiln validate:", err)
+		return 1
+	}
+	path, err := onePath(pos, "validate")
+	if err != nil {
+		fmt.Fprintln(c.stderr, err)
+		return 1
+	}
+	w, ok := c.open(a, path, nil, nil)
+	if !ok {
+		return 1
+	}
+	diags := w.Validate()
+	c.diags(w, diags, a.noColor)
+	if diags.HasErrors() {
+		return 1
+	}
+	fmt.Fprintf(c.stdout, "The pipeline is valid: %d node%s, %d edge%s.\n", len(w.Pipeline.Nodes), plural(len(w.Pipeline.Nodes)), w.EdgeCount(), plural(w.EdgeCount()))
+	return 0
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/state"
+)
+
+// Destroyed is one node destroy acted on.
+type Destroyed struct {
+	Addr    string
+	Stopped bool // a service process was stopped
+	Err     error
+}
+
+// Destroy stops the services among the named nodes (all services when none
+// is named) and forgets the named nodes' records and stable paths. Results
+// stay in the store, so applying again restores them until kiln gc.
+func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroyed, error) {
+	dir := w.Pipeline.StateDir
+	host, _ := os.Hostname()
+	lock, err := state.AcquireLock(dir, state.Holder{PID: os.Getpid(), Host: host, Started: time.Now().UTC(), Command: "kiln destroy"})
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	if err := w.loadState(); err != nil {
+		return nil, err
+	}
+	writer, err := state.OpenWriter(dir, w.State)
+	if err != nil {
+		return nil, err
+	}
+	want := func(a addr.Node) bool {
+		if len(targets) == 0 {
+			return a.Kind == "service"
+		}
+		for _, t := range targets {
+			if t == a || !t.Key.Set && t == a.Block() {
+				return true
+			}
+		}
+		return false
+	}
+	var out []Destroyed
+	for _, r := range w.State.Sorted() {
+		a, err := addr.Parse(r.Addr)
+		if err != nil || !want(a) {
+			continue
+		}
+		d := Destroyed{Addr: r.Addr}
+		if k, ok := w.Pipeline.Kinds[a.Kind]; ok && r.Good() {
+			if svc, ok := k.(kind.Service); ok {
+				n := &kind.Node{Addr: a, Root: w.Pipeline.Root, Out: w.Pipeline.OutPath(a), State: dir}
+				if node := w.Pipeline.Node(a); node != nil {
+					if ev, diags := w.Pipeline.Evaluate(node, plan.NewValues(), ""); !diags.HasErrors() {
+						n.Config = ev.Config
+					}
+				}
+				if d.Err = svc.Stop(ctx, n, w.Records.KindRecord(r)); d.Err == nil {
+					d.Stopped = true
+				}
+			}
+		}
+		if d.Err == nil {
+			_ = w.Store.Unlink(a.FileName())
+			d.Err = writer.Forget(r.Addr)
+		}
+		out = append(out, d)
+	}
+	if err := writer.Close(); err != nil {
+		return out, fmt.Errorf("saving state: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,81 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kilnbuild/kiln/engine/plan"
+)
+
+// Explain writes why a node would or would not run: the action, its
+// reasons, and the key's labelled lines beside the recorded ones, marked
+// "~" changed, "+" new and "-" gone.
+func Explain(w io.Writer, d *plan.Decision, c Colors) {
+	addr := d.Node.Addr.String()
+	word := d.Action.Word()
+	if d.Action == plan.NoOp {
+		word = "up to date"
+	}
+	fmt.Fprintf(w, "%s: %s\n", addr, c.action(string(d.Action))("%s", word))
+	for _, r := range d.Reasons {
+		fmt.Fprintf(w, "  %s\n", r.String())
+	}
+	if d.Blocked != "" {
+		fmt.Fprintf(w, "  cannot run here: %s\n", d.Blocked)
+	}
+	var recorded []string
+	if d.Record != nil {
+		recorded = d.Record.KeyLines
+	}
+	if d.Key == "" {
+		fmt.Fprintln(w, "\nThe key is not known yet: an upstream node runs first. Recorded key lines:")
+		for _, l := range recorded {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+		return
+	}
+	fmt.Fprintf(w, "\nkey %s", d.Key)
+	if d.Record != nil && d.Record.Key != "" {
+		fmt.Fprintf(w, " (recorded %s)", d.Record.Key)
+	}
+	fmt.Fprintln(w)
+	old := map[string]string{}
+	for _, l := range recorded {
+		id, v := lineID(l)
+		old[id] = v
+	}
+	seen := map[string]bool{}
+	for _, l := range d.KeyLines {
+		id, v := lineID(l)
+		seen[id] = true
+		was, ok := old[id]
+		switch {
+		case d.Record == nil || len(recorded) == 0:
+			fmt.Fprintf(w, "    %s\n", l)
+		case !ok:
+			fmt.Fprintf(w, "  %s %s\n", c.action("+")("+"), l)
+		case was != v:
+			fmt.Fprintf(w, "  %s %s\n", c.action("~")("~"), l)
+			fmt.Fprintf(w, "      %s\n", c.dim("was: "+was))
+		default:
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+	for _, l := range recorded {
+		if id, _ := lineID(l); !seen[id] {
+			fmt.Fprintf(w, "  %s %s\n", c.action("-")("-"), l)
+		}
+	}
+}
+
+// lineID splits a key line into its identity (label and subject) and value.
+func lineID(l string) (string, string) {
+	label, rest, _ := strings.Cut(l, " ")
+	switch label {
+	case "attr", "input", "file", "dep", "fact", "env":
+		subject, value, _ := strings.Cut(rest, " ")
+		return label + " " + subject, value
+	}
+	return label, rest
+}
