@@ -107,6 +107,9 @@ func (w *Workspace) statCachePath() string {
 func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	pl, diags := w.Decider.Make(ctx, w.DAG, w.Scope)
 	w.saveStatCache()
+	if !diags.HasErrors() && !pl.HasChanges() {
+		w.writeQuick()
+	}
 	return pl, diags
 }
 
@@ -166,6 +169,9 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	if err != nil {
 		return nil, err
 	}
+	// Decisions compare against the records as they were when the apply
+	// started; the writer updates the live state concurrently.
+	w.Decider.State = w.State.Snapshot()
 	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Writer: writer, Options: run.Options{
 		Parallelism: o.Parallelism, Capacity: o.Capacity, FailFast: o.FailFast, Scope: w.Scope,
 		Hooks: o.Hooks, Host: host, Version: Version,
@@ -180,6 +186,9 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	}
 	closeErr := writer.Close()
 	w.saveStatCache()
+	if applyErr == nil && closeErr == nil && res != nil && !res.Failed() {
+		w.writeQuick()
+	}
 	if applyErr != nil {
 		return res, applyErr
 	}

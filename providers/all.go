@@ -6,6 +6,7 @@ import (
 	"github.com/kilnbuild/kiln/providers/fetch"
 	"github.com/kilnbuild/kiln/providers/gitrepo"
 	"github.com/kilnbuild/kiln/providers/host"
+	"github.com/kilnbuild/kiln/providers/pyenv"
 	"github.com/kilnbuild/kiln/providers/service"
 	"github.com/kilnbuild/kiln/providers/toolchain"
 )
@@ -17,6 +18,7 @@ func All() []kind.Kind {
 		fetch.New(),
 		gitrepo.New(),
 		host.New(),
+		pyenv.New(),
 		service.New(),
 		toolchain.New(),
 	}

@@ -70,6 +70,12 @@ func runApply(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "kiln apply:", err)
 		return 1
 	}
+	if saved == nil && len(targets) == 0 && len(replace) == 0 {
+		if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
+			fmt.Fprintf(c.stdout, "Apply: %d up-to-date (nothing to do).\n", n)
+			return 0
+		}
+	}
 	w, ok := c.open(&a.pipelineArgs, path, targets, replace)
 	if !ok {
 		return 1

@@ -32,7 +32,10 @@ type cli struct {
 
 func main() {
 	env := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stdout)}
-	os.Exit(env.main(os.Args[1:]))
+	stop := startProfile(os.Getenv("KILN_CPUPROFILE"))
+	code := env.main(os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
 func (c *cli) main(args []string) int {

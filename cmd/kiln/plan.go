@@ -59,6 +59,12 @@ func runPlan(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "kiln plan:", firstErr(err, err2))
 		return 1
 	}
+	if a.format == "text" && a.out == "" && len(targets) == 0 && len(replace) == 0 {
+		if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
+			fmt.Fprintf(c.stdout, "No changes. %d node%s up to date.\n", n, plural(n))
+			return 0
+		}
+	}
 	w, ok := c.open(&a.pipelineArgs, path, targets, replace)
 	if !ok {
 		return 1

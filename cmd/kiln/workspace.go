@@ -82,3 +82,16 @@ func interruptible() (context.Context, func()) {
 	}()
 	return ctx, func() { signal.Stop(ch); close(ch); cancel(nil) }
 }
+
+// quickCheck asks the engine whether the pipeline is certainly up to date
+// without loading it (see engine.QuickCheck).
+func (c *cli) quickCheck(p *pipelineArgs, path string) (int, bool) {
+	if c.getenv("KILN_NO_QUICK") != "" {
+		return 0, false
+	}
+	vars, err := p.varMap()
+	if err != nil {
+		return 0, false
+	}
+	return engine.QuickCheck(engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles})
+}

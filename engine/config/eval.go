@@ -67,7 +67,7 @@ func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, env map[str
 			"var":  p.vars,
 			"path": cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
 		},
-		Functions: functions(p.Root, env),
+		Functions: functions(p.Root, env, &p.reads),
 	}
 	var diags hcl.Diagnostics
 	if n != nil {
@@ -174,7 +174,10 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 		}
 		l := p.Locals[name]
 		if len(l.nodes) == 0 {
-			if v, ok := p.static[name]; ok {
+			p.staticMu.Lock()
+			v, ok := p.static[name]
+			p.staticMu.Unlock()
+			if ok {
 				return v
 			}
 		}
@@ -191,7 +194,7 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 			"var":   p.vars,
 			"path":  cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
 			"local": cty.ObjectVal(lv),
-		}, Functions: functions(p.Root, env)}
+		}, Functions: functions(p.Root, env, &p.reads)}
 		for k, v := range nodes {
 			ctx.Variables[k] = v
 		}
@@ -199,10 +202,12 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 		diags = append(diags, d...)
 		memo[name] = v
 		if len(l.nodes) == 0 && !d.HasErrors() {
+			p.staticMu.Lock()
 			if p.static == nil {
 				p.static = map[string]cty.Value{}
 			}
 			p.static[name] = v
+			p.staticMu.Unlock()
 		}
 		return v
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
@@ -68,7 +70,7 @@ var pureFunctions = map[string]function.Function{
 // functions returns the function table for one evaluation. Functions that
 // read files resolve relative paths against root; env() records what it
 // reads into envRead, so the variable enters the node's key.
-func functions(root string, envRead map[string]string) map[string]function.Function {
+func functions(root string, envRead map[string]string, reads *readLog) map[string]function.Function {
 	fs := make(map[string]function.Function, len(pureFunctions)+8)
 	for k, v := range pureFunctions {
 		fs[k] = v
@@ -80,6 +82,7 @@ func functions(root string, envRead map[string]string) map[string]function.Funct
 		return filepath.Join(root, p)
 	}
 	read := func(p string) ([]byte, error) {
+		reads.add(resolve(p))
 		b, err := os.ReadFile(resolve(p))
 		if err != nil {
 			return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
@@ -101,6 +104,7 @@ func functions(root string, envRead map[string]string) map[string]function.Funct
 		Params: []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:   function.StaticReturnType(cty.Bool),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			reads.add(resolve(args[0].AsString()))
 			fi, err := os.Stat(resolve(args[0].AsString()))
 			return cty.BoolVal(err == nil && fi.Mode().IsRegular()), nil
 		},
@@ -193,3 +197,34 @@ func unwrapPathError(err error) error {
 }
 
 func convertTo(v cty.Value, t cty.Type) (cty.Value, error) { return convert.Convert(v, t) }
+
+// readLog records the files expressions read (file, templatefile,
+// fileexists, filesha256), so a cached evaluation can tell when one changed.
+type readLog struct {
+	mu    sync.Mutex
+	paths map[string]bool
+}
+
+func (r *readLog) add(p string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.paths == nil {
+		r.paths = map[string]bool{}
+	}
+	r.paths[filepath.Clean(p)] = true
+	r.mu.Unlock()
+}
+
+// FilesRead lists the files the pipeline's expressions have read so far.
+func (p *Pipeline) FilesRead() []string {
+	p.reads.mu.Lock()
+	defer p.reads.mu.Unlock()
+	out := make([]string, 0, len(p.reads.paths))
+	for f := range p.reads.paths {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}

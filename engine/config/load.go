@@ -198,3 +198,7 @@ func decodeOutput(b *hcl.Block) (*Output, hcl.Diagnostics) {
 	}
 	return o, diags
 }
+
+// Files lists the files of the pipeline at path and its root folder,
+// without parsing them.
+func Files(path string) ([]string, string, error) { return pipelineFiles(path) }

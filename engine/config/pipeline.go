@@ -2,6 +2,7 @@ package config
 
 import (
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -27,7 +28,9 @@ type Pipeline struct {
 	instances map[addr.Node][]addr.Node // block address -> its instances, in order
 	blockOf   map[addr.Node]*Block
 	vars      cty.Value // object of variable values
-	static    map[string]cty.Value
+	reads     readLog
+	staticMu  sync.Mutex
+	static    map[string]cty.Value // locals that reference no node, evaluated once
 }
 
 // Node returns the instance at a, or nil.

@@ -59,9 +59,8 @@ func (c *StatCache) Save(path string) error {
 	c.mu.Unlock()
 
 	data := encodeStatCache(entries)
-
 	if err := writeFileAtomic(path, data); err != nil {
-		return fmt.Errorf("save stat cache: %w (the cache only speeds up hashing; removing the file is safe)", err)
+		return fmt.Errorf("save stat cache: %w; check that the folder is writable (the cache only speeds up hashing: kiln is correct without it)", err)
 	}
 	c.mu.Lock()
 	if c.savedGen < gen {

@@ -40,7 +40,8 @@ func (rs *Records) Save(r *state.Record) error {
 	if err := os.MkdirAll(rs.dir, 0o755); err != nil {
 		return err
 	}
-	if err := state.WriteFileAtomic(filepath.Join(rs.dir, r.Key+".json"), b, 0o644); err != nil {
+	// Not fsynced: a lost record only costs a restore becoming a rebuild.
+	if err := state.ReplaceFile(filepath.Join(rs.dir, r.Key+".json"), b, 0o644); err != nil {
 		return err
 	}
 	rs.mu.Lock()

@@ -14,6 +14,18 @@ import (
 // the old file is untouched and the temporary file is removed; a full disk is
 // named as such.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return replaceFile(path, data, perm, true)
+}
+
+// ReplaceFile is WriteFileAtomic without the fsyncs: readers still see the
+// old or the new content, but after a power loss the file may be gone or
+// empty. It is for files whose loss is detected and repaired, such as a
+// store entry's metadata, whose entry files are not fsynced either.
+func ReplaceFile(path string, data []byte, perm os.FileMode) error {
+	return replaceFile(path, data, perm, false)
+}
+
+func replaceFile(path string, data []byte, perm os.FileMode, durable bool) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -36,8 +48,10 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := tmp.Chmod(perm); err != nil {
 		return writeError(path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return writeError(path, err)
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			return writeError(path, err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return writeError(path, err)
@@ -46,6 +60,9 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return writeError(path, err)
 	}
 	ok = true
+	if !durable {
+		return nil
+	}
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("wrote %s but could not make the rename durable: %w", path, err)
 	}

@@ -71,10 +71,9 @@ func decodeJournalLine(line []byte) (journalEntry, error) {
 	return e, nil
 }
 
-// readJournal returns the valid entries of the journal at path. A missing
-// file has no entries. An invalid last line is a write torn by a crash and is
-// dropped; an invalid line before it is a *CorruptError.
-func readJournal(path string) ([]journalEntry, error) {
+// readJournal returns the content of the journal at path; nil if there is
+// none.
+func readJournal(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -82,6 +81,13 @@ func readJournal(path string) ([]journalEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading state journal: %w", err)
 	}
+	return data, nil
+}
+
+// parseJournal returns the valid entries of the journal data read from path.
+// An invalid last line is a write torn by a crash and is dropped; an invalid
+// line before it is a *CorruptError.
+func parseJournal(path string, data []byte) ([]journalEntry, error) {
 	lines := bytes.Split(data, []byte{'\n'})
 	if len(lines[len(lines)-1]) == 0 {
 		lines = lines[:len(lines)-1] // the file ends with a complete line
@@ -105,12 +111,12 @@ func journalCorrupt(path, problem string, err error) error {
 		Advice: "move it aside to drop what the interrupted apply recorded (its outputs stay in the store; the next apply rebuilds or restores them)"}
 }
 
-// replayJournal applies the journal at path to s, which was loaded from the
-// snapshot (snapshotExists) or is empty. It reports whether any entry was
-// applied; then s.Serial is one more than the snapshot's, as Close would have
-// made it.
-func replayJournal(path string, s *State, snapshotExists bool) (bool, error) {
-	entries, err := readJournal(path)
+// replayJournal applies the journal data read from path to s, which was
+// loaded from the snapshot (snapshotExists) or is empty. It reports whether
+// any entry was applied; then s.Serial is one more than the snapshot's, as
+// Close would have made it.
+func replayJournal(path string, data []byte, s *State, snapshotExists bool) (bool, error) {
+	entries, err := parseJournal(path, data)
 	if err != nil || len(entries) == 0 {
 		return false, err
 	}

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,5 +214,44 @@ func TestJournalMismatch(t *testing.T) {
 				t.Errorf("Load = %v, want *CorruptError", err)
 			}
 		})
+	}
+}
+
+func TestLoadBesideApply(t *testing.T) {
+	// kiln plan may read the state while an apply commits and compacts it.
+	dir := t.TempDir()
+	apply(t, dir, tinyRecord(0))
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(errs)
+		var last uint64
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			s, err := Load(dir)
+			if err == nil && s.Serial < last {
+				err = fmt.Errorf("serial went back from %d to %d", last, s.Serial)
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
+			last = s.Serial
+		}
+	}()
+	for i := 1; i <= 10; i++ {
+		recs := make([]*Record, 20)
+		for j := range recs {
+			recs[j] = tinyRecord(i*100 + j)
+		}
+		apply(t, dir, recs...)
+	}
+	close(done)
+	if err := <-errs; err != nil {
+		t.Errorf("Load beside an apply: %v", err)
 	}
 }

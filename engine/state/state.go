@@ -58,8 +58,18 @@ type loaded struct {
 }
 
 // load is Load that also reports what was on disk.
+//
+// The journal is read before the snapshot: an apply writes the new snapshot
+// before it starts the next journal, so a reader running beside an apply
+// (kiln plan) never pairs a journal with a snapshot older than the one the
+// journal extends.
 func load(dir string) (*State, loaded, error) {
 	var found loaded
+	journalPath := filepath.Join(dir, journalName)
+	journal, err := readJournal(journalPath)
+	if err != nil {
+		return nil, found, err
+	}
 	snapPath := filepath.Join(dir, snapshotName)
 	data, err := os.ReadFile(snapPath)
 	var s *State
@@ -74,7 +84,7 @@ func load(dir string) (*State, loaded, error) {
 			return nil, found, err
 		}
 	}
-	found.replayed, err = replayJournal(filepath.Join(dir, journalName), s, found.snapshot)
+	found.replayed, err = replayJournal(journalPath, journal, s, found.snapshot)
 	if err != nil {
 		return nil, found, err
 	}

@@ -133,7 +133,7 @@ func (s *Store) Complete(m EntryMeta) error {
 	if err != nil {
 		return fmt.Errorf("encoding store metadata: %w", err)
 	}
-	return WriteFileAtomic(s.metaPath(m.Key), append(data, '\n'), 0o644)
+	return ReplaceFile(s.metaPath(m.Key), append(data, '\n'), 0o644)
 }
 
 // Entries returns the complete entries, sorted by key.

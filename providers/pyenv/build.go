@@ -30,16 +30,41 @@ func (p *PythonEnv) build(ctx context.Context, b *kind.Build) (*kind.Result, err
 	if log == nil {
 		log = io.Discard
 	}
-	interp, err := findInterpreter(cfg.Python, b.Env, b.Root)
+	v, err := p.create(ctx, b, log, cfg.Python)
 	if err != nil {
 		return nil, err
+	}
+	snaps, err := p.installAll(ctx, b, log, cfg, v)
+	if err != nil {
+		return nil, err
+	}
+	complaints, err := p.pipCheck(ctx, v, cfg.PipCheck, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := report(CheckConstraints(constraints, snaps), complaints, cfg.PipCheck); err != nil {
+		return nil, err
+	}
+	return p.result(ctx, b, v, complaints)
+}
+
+// create makes the venv in Build.Dir with the configured interpreter.
+func (p *PythonEnv) create(ctx context.Context, b *kind.Build, log io.Writer, python string) (venv, error) {
+	interp, err := findInterpreter(python, b.Env, b.Root)
+	if err != nil {
+		return venv{}, err
 	}
 	fmt.Fprintf(log, "python_env: %s -m venv %s\n", interp, b.Dir)
 	create := command{Path: interp, Args: []string{"-m", "venv", b.Dir}, Env: b.Env, Dir: b.Dir, Log: log}
 	if err := run(ctx, create, p.grace()); err != nil {
-		return nil, fmt.Errorf("create the venv: %w (the interpreter needs its venv module; on Debian and Ubuntu install python3-venv)", err)
+		return venv{}, fmt.Errorf("create the venv: %w (the interpreter needs its venv module; on Debian and Ubuntu install python3-venv)", err)
 	}
-	v := venv{dir: b.Dir, env: venvEnv(b.Env, b.Dir, nil), log: log, grace: p.grace()}
+	return venv{dir: b.Dir, env: venvEnv(b.Env, b.Dir, nil), log: log, grace: p.grace()}, nil
+}
+
+// installAll runs the install steps in order and returns what the venv
+// held after its creation and after each step.
+func (p *PythonEnv) installAll(ctx context.Context, b *kind.Build, log io.Writer, cfg config, v venv) ([]Snapshot, error) {
 	st, err := v.inspect(ctx)
 	if err != nil {
 		return nil, err
@@ -54,11 +79,14 @@ func (p *PythonEnv) build(ctx context.Context, b *kind.Build) (*kind.Result, err
 		}
 		snaps = append(snaps, Snapshot{Step: i + 1, Label: s.label(), Dists: newInventory(st.Dists)})
 	}
-	complaints, err := p.pipCheck(ctx, v, cfg.PipCheck, log)
+	return snaps, nil
+}
+
+// result freezes the finished venv into the node's digest, attributes and
+// exports.
+func (p *PythonEnv) result(ctx context.Context, b *kind.Build, v venv, complaints []string) (*kind.Result, error) {
+	st, err := v.inspect(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := report(CheckConstraints(constraints, snaps), complaints, cfg.PipCheck); err != nil {
 		return nil, err
 	}
 	freeze, err := v.freeze(ctx)
@@ -109,7 +137,7 @@ func (p *PythonEnv) install(ctx context.Context, b *kind.Build, log io.Writer, c
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		return fmt.Errorf("%s failed: %w\npip's last lines:\n%s"+
-			"Check the names and versions it asks for and where pip may look (index_url, extra_index_urls, find_links, no_index); pip configuration files are not read", name, err, last)
+			"Check the requirements pip could not meet and where it may look for them (index_url, extra_index_urls, find_links, no_index on the node; pip.conf is not read)", name, err, last)
 	}
 	return nil
 }
@@ -130,47 +158,6 @@ func (p *PythonEnv) pipCheck(ctx context.Context, v venv, mode string, log io.Wr
 		}
 	}
 	return complaints, nil
-}
-
-// report is the error listing every violated constraint and, when pip_check
-// is "error", every complaint of pip check; nil when there is none.
-func report(violations, complaints []string, mode string) error {
-	if mode != "error" {
-		complaints = nil
-	}
-	if len(violations) == 0 && len(complaints) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	if len(violations) > 0 {
-		b.WriteString("constraints not met:\n")
-		for _, v := range violations {
-			b.WriteString("  " + v + "\n")
-		}
-	}
-	if len(complaints) > 0 {
-		b.WriteString("pip check found broken requirements:\n")
-		for _, c := range complaints {
-			b.WriteString("  " + c + "\n")
-		}
-	}
-	b.WriteString("Pin the versions you need in a later install step (for example packages = [\"name==version\"] with no_deps = true) or change constraints")
-	if len(complaints) > 0 {
-		b.WriteString("; set pip_check = \"warn\" to accept what pip check reports")
-	}
-	return fmt.Errorf("%s", b.String())
-}
-
-func parseConstraints(raw []string) ([]Constraint, error) {
-	out := make([]Constraint, 0, len(raw))
-	for _, r := range raw {
-		c, err := ParseConstraint(r)
-		if err != nil {
-			return nil, fmt.Errorf("constraints: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }
 
 // sitePackages is the venv's purelib folder under the node's stable path.

@@ -104,3 +104,44 @@ func origin(name string, snaps []Snapshot, verb string) string {
 	}
 	return " (no install step installed it)"
 }
+
+// report is the error listing every violated constraint and, when pip_check
+// is "error", every complaint of pip check; nil when there is none.
+func report(violations, complaints []string, mode string) error {
+	if mode != "error" {
+		complaints = nil
+	}
+	if len(violations) == 0 && len(complaints) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	if len(violations) > 0 {
+		b.WriteString("constraints not met:\n")
+		for _, v := range violations {
+			b.WriteString("  " + v + "\n")
+		}
+	}
+	if len(complaints) > 0 {
+		b.WriteString("pip check found broken requirements:\n")
+		for _, c := range complaints {
+			b.WriteString("  " + c + "\n")
+		}
+	}
+	b.WriteString("Pin the versions you need in a later install step (for example packages = [\"name==version\"] with no_deps = true) or change constraints")
+	if len(complaints) > 0 {
+		b.WriteString("; set pip_check = \"warn\" to accept what pip check reports")
+	}
+	return fmt.Errorf("%s", b.String())
+}
+
+func parseConstraints(raw []string) ([]Constraint, error) {
+	out := make([]Constraint, 0, len(raw))
+	for _, r := range raw {
+		c, err := ParseConstraint(r)
+		if err != nil {
+			return nil, fmt.Errorf("constraints: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

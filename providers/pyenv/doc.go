@@ -29,6 +29,9 @@
 // freeze is kept in Result.Attrs["freeze"]; Verify freezes again and names
 // what was added, removed or changed.
 //
+// The interpreter must be Python 3.8 or newer (importlib.metadata lists
+// what is installed after each step).
+//
 // Nothing here holds state between calls; a PythonEnv may build several
 // nodes at once.
 package pyenv

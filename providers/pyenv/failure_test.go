@@ -70,7 +70,7 @@ install {
 		"install step 2 (nosuchpkg==9.9) failed",
 		"pip's last lines:",
 		"No matching distribution found for nosuchpkg==9.9",
-		"index_url, extra_index_urls, find_links, no_index",
+		"index_url, extra_index_urls, find_links, no_index on the node",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)

@@ -1,0 +1,138 @@
+// Command profile times the phases of a no-op kiln plan in one process —
+// loading the HCL, building the graph, opening the state, deciding every
+// node, rendering the plan — and can write a CPU profile of the whole
+// sequence, which the kiln binary cannot. It reads the pipeline given as its
+// argument and changes nothing but the stat cache a plan saves, so run it
+// on a tree kiln apply has already built to see what a no-op plan costs:
+//
+//	go run ./bench/cmd/profile -count 5 -cpuprofile /tmp/plan.pprof bench/out/kiln
+//	go tool pprof -top /tmp/plan.pprof
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine"
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/render"
+	"github.com/kilnbuild/kiln/providers"
+)
+
+// phases, in the order a plan runs them.
+var phases = []string{"config.Load", "plan.BuildDAG", "engine.Open (all of the above + state)", "Workspace.Plan", "render text", "total (Open + Plan + render)"}
+
+func main() {
+	count := flag.Int("count", 5, "how many times to run the sequence (the median is reported)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of every run to this file")
+	memprofile := flag.String("memprofile", "", "write a heap profile taken after the last run to this file")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fail(fmt.Errorf("give the pipeline folder or file to plan, e.g. bench/out/kiln"))
+	}
+	path := flag.Arg(0)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fail(fmt.Errorf("create the CPU profile: %w", err))
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(fmt.Errorf("start the CPU profile: %w", err))
+		}
+		defer pprof.StopCPUProfile()
+	}
+	times := map[string][]time.Duration{}
+	var changes int
+	for range *count {
+		c, err := once(path, times)
+		if err != nil {
+			pprof.StopCPUProfile()
+			fail(err)
+		}
+		changes = c
+	}
+	fmt.Printf("no-op plan of %s, median of %d runs (%d nodes would change):\n", path, *count, changes)
+	for _, ph := range phases {
+		fmt.Printf("  %-42s %8.1f ms\n", ph, float64(median(times[ph]).Microseconds())/1000)
+	}
+	if *memprofile != "" {
+		if err := writeHeap(*memprofile); err != nil {
+			fail(err)
+		}
+	}
+}
+
+// once runs the phases one after the other and records each one's time.
+// It returns how many nodes the plan would run.
+func once(path string, times map[string][]time.Duration) (int, error) {
+	kinds := providers.All()
+	t := time.Now()
+	p, diags := config.Load(path, config.Options{Kinds: kinds})
+	if diags.HasErrors() {
+		return 0, fmt.Errorf("load %s: %s", path, diags.Error())
+	}
+	times[phases[0]] = append(times[phases[0]], time.Since(t))
+	t = time.Now()
+	if _, diags := plan.BuildDAG(p); diags.HasErrors() {
+		return 0, fmt.Errorf("build the graph: %s", diags.Error())
+	}
+	times[phases[1]] = append(times[phases[1]], time.Since(t))
+
+	start := time.Now()
+	w, diags, err := engine.Open(engine.Options{Path: path, Kinds: kinds})
+	if err != nil || diags.HasErrors() {
+		return 0, fmt.Errorf("open %s: %v %s", path, err, diags.Error())
+	}
+	times[phases[2]] = append(times[phases[2]], time.Since(start))
+	t = time.Now()
+	pl, diags := w.Plan(context.Background())
+	if diags.HasErrors() {
+		return 0, fmt.Errorf("plan: %s", diags.Error())
+	}
+	times[phases[3]] = append(times[phases[3]], time.Since(t))
+	t = time.Now()
+	m := render.ModelPlan(pl, w.Pipeline.Root, render.StateJSON{Lineage: w.State.Lineage, Serial: w.State.Serial}, engine.Version)
+	render.PlanText(io.Discard, m, render.Colors{})
+	times[phases[4]] = append(times[phases[4]], time.Since(t))
+	times[phases[5]] = append(times[phases[5]], time.Since(start))
+	n := 0
+	for _, d := range pl.Changes {
+		if d.Action != plan.NoOp {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func writeHeap(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create the heap profile: %w", err)
+	}
+	defer f.Close()
+	runtime.GC()
+	return pprof.WriteHeapProfile(f)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "profile:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the scripts run kiln as a real process: testscript puts a
+// copy of this test binary named kiln on the scripts' PATH.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"kiln": func() {
+			c := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: false}
+			os.Exit(c.main(os.Args[1:]))
+		},
+	})
+}
+
+// TestScripts runs the CLI behaviour scripts in testdata/script. Each script
+// pins one staleness rule with real processes and real files, and counts
+// the runs of a node by the lines its command appends to a counter file.
+//
+// Commands beyond testscript's own:
+//
+//	lines FILE N          FILE has exactly N lines (a missing file has 0)
+//	status N PROG ARGS... run PROG and expect exit code N; sets stdout and stderr
+//	waitfile FILE         wait (up to 20s) until FILE exists
+//	bgpid VAR             set $VAR to the pid of the newest background command
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("NO_COLOR", "1")
+			e.Setenv("PATH", os.Getenv("PATH"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"lines":    cmdLines,
+			"status":   cmdStatus,
+			"waitfile": cmdWaitFile,
+			"bgpid":    cmdBackgroundPID,
+		},
+	})
+}
+
+// cmdLines asserts the number of lines of a counter file.
+func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: lines FILE N")
+	}
+	want, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("lines: N must be a number, got %q", args[1])
+	}
+	got := 0
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		ts.Fatalf("lines: %v", err)
+	default:
+		got = strings.Count(string(b), "\n")
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			got++
+		}
+	}
+	if (got == want) == neg {
+		if neg {
+			ts.Fatalf("%s has %d lines, want any other number", args[0], got)
+		}
+		ts.Fatalf("%s has %d lines, want %d", args[0], got, want)
+	}
+}
+
+// cmdStatus runs a program and checks its exact exit code, which
+// testscript's exec cannot tell apart beyond success and failure.
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! status")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: status N PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("status: N must be a number, got %q", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			ts.Fatalf("status: %v", err)
+		}
+		got = exit.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
+}
+
+// cmdWaitFile waits until a background process created a file. The limit
+// only guards against a hung script; the scripts never wait that long.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfile: %s did not appear within 20s", args[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cmdBackgroundPID exposes the pid of the newest background command, so a
+// script can check that kiln names the right lock holder.
+func cmdBackgroundPID(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: bgpid VAR")
+	}
+	cmds := ts.BackgroundCmds()
+	if len(cmds) == 0 || cmds[len(cmds)-1].Process == nil {
+		ts.Fatalf("bgpid: no background command is running")
+	}
+	ts.Setenv(args[0], strconv.Itoa(cmds[len(cmds)-1].Process.Pid))
+}

@@ -1,0 +1,192 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/providers/exec"
+)
+
+func write(t testing.TB, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func load(t testing.TB, src string, o Options) (*Pipeline, hcl.Diagnostics) {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, "p.hcl", src)
+	o.Kinds = []kind.Kind{exec.New()}
+	if o.Env == nil {
+		o.Env = []string{}
+	}
+	return Load(dir, o)
+}
+
+func TestExpansionAndDeps(t *testing.T) {
+	p, diags := load(t, `
+variable "names" {
+  type    = set(string)
+  default = ["a", "b"]
+}
+exec "src" { command = "true" }
+exec "each" {
+  for_each = var.names
+  command  = "echo ${each.key} ${exec.src.out}"
+}
+exec "shard" {
+  count   = 2
+  command = "echo ${count.index}"
+}
+exec "join" {
+  command    = "cat ${exec.each["a"].out} ${exec.shard[1].out}"
+  depends_on = [exec.src]
+}
+`, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var got []string
+	for _, n := range p.Nodes {
+		got = append(got, n.Addr.String())
+	}
+	want := `exec.each["a"] exec.each["b"] exec.join exec.shard[0] exec.shard[1] exec.src`
+	if strings.Join(got, " ") != want {
+		t.Fatalf("nodes = %s, want %s", strings.Join(got, " "), want)
+	}
+	join := p.Node(addr.Node{Kind: "exec", Name: "join"})
+	var deps []string
+	for _, d := range join.Deps {
+		deps = append(deps, d.String())
+	}
+	if strings.Join(deps, " ") != `exec.each["a"] exec.shard[1] exec.src` {
+		t.Errorf("join deps = %v", deps)
+	}
+}
+
+func TestVariablePrecedence(t *testing.T) {
+	src := `
+variable "x" {
+  type    = string
+  default = "default"
+}
+exec "a" { command = var.x }
+`
+	dir := t.TempDir()
+	write(t, dir, "p.hcl", src)
+	vf := write(t, dir, "vars.kilnvars", `x = "file"`)
+	cases := []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"default", Options{Env: []string{}}, "default"},
+		{"env", Options{Env: []string{"KILN_VAR_x=env"}}, "env"},
+		{"file beats env", Options{Env: []string{"KILN_VAR_x=env"}, VarFiles: []string{vf}}, "file"},
+		{"flag beats file", Options{Env: []string{"KILN_VAR_x=env"}, VarFiles: []string{vf}, Vars: map[string]string{"x": "flag"}}, "flag"},
+	}
+	for _, c := range cases {
+		c.o.Kinds = []kind.Kind{exec.New()}
+		p, diags := Load(dir, c.o)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", c.name, diags)
+		}
+		if got := p.Variables["x"].Value.AsString(); got != c.want {
+			t.Errorf("%s: x = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestErrorsNameTheProblem(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"syntax", "exec \"a\" {\n  command = \n}\n", "p.hcl:2,13"},
+		{"unknown attribute", `exec "a" { comand = "x" }`, `Did you mean "command"?`},
+		{"unknown block kind", `exce "a" { command = "x" }`, `Did you mean "exec"?`},
+		{"missing node", "exec \"build\" { command = \"x\" }\nexec \"b\" { command = exec.biuld.out }", "Did you mean exec.build?"},
+		{"duplicate", "exec \"a\" { command = \"x\" }\nexec \"a\" { command = \"y\" }", "already declared at"},
+		{"undeclared variable", `exec "a" { command = var.nope }`, "var.nope is not declared"},
+		{"missing required variable", "variable \"v\" {}\nexec \"a\" { command = var.v }", "KILN_VAR_v"},
+		{"validation", "variable \"v\" {\n default = 0\n validation {\n condition = var.v > 0\n error_message = \"v must be positive.\"\n }\n}", "v must be positive."},
+		{"bad timeout", `exec "a" { 
+ command = "x"
+ timeout = "soon" 
+}`, "not a duration"},
+		{"count and for_each", `exec "a" {
+ command = "x"
+ count = 1
+ for_each = {}
+}`, "count or for_each"},
+		{"self attribute", `exec "a" { command = self.digest }`, "self.out"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, diags := load(t, c.src, Options{})
+			if !diags.HasErrors() {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(diags.Error(), c.want) {
+				t.Errorf("error %q does not mention %q", diags.Error(), c.want)
+			}
+		})
+	}
+}
+
+func TestLocalsCycleIsReported(t *testing.T) {
+	_, diags := load(t, "locals {\n a = local.b\n b = local.a\n}\nexec \"x\" { command = local.a }", Options{})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "local.a → local.b") {
+		t.Fatalf("diags = %v", diags)
+	}
+}
+
+func TestEnvFunctionIsRecordedAndSensitive(t *testing.T) {
+	t.Setenv("KILN_TEST_SECRET", "s3cret")
+	p, diags := load(t, `exec "a" { command = "use ${env("KILN_TEST_SECRET")}" }`, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	ev, diags := p.Evaluate(p.Nodes[0], staticValues{p}, "/out")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if ev.EnvRead["KILN_TEST_SECRET"] != "s3cret" {
+		t.Errorf("env read not recorded: %v", ev.EnvRead)
+	}
+	if !ev.Config.GetAttr("command").IsMarked() {
+		t.Error("a value read with env() must be marked sensitive")
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	seeds := []string{
+		`exec "a" { command = "echo hi > $KILN_OUT/x" }`,
+		"variable \"v\" {\n default = 1\n}\nexec \"a\" {\n count = var.v\n command = [\"true\"]\n}",
+		"locals { x = 1 }\nexec \"b\" {\n for_each = toset([\"a\"])\n command = \"${each.key}${local.x}\"\n depends_on = [exec.c]\n}\nexec \"c\" { command = exec.b[\"a\"].out }",
+		"output \"o\" { value = exec.a.out }\nexec \"a\" { command = \"x\" }",
+		"exec \"a\" { command = exec.a.out }",
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		dir := t.TempDir()
+		write(t, dir, "p.hcl", src)
+		p, diags := Load(dir, Options{Kinds: []kind.Kind{exec.New()}, Env: []string{}})
+		if diags.HasErrors() || p == nil {
+			return
+		}
+		for _, n := range p.Nodes {
+			p.Evaluate(n, staticValues{p}, "/out")
+		}
+	})
+}

@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/gob"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/state"
+)
+
+// The no-change check answers "is everything up to date?" without parsing
+// the pipeline. When a plan or an apply leaves every node up to date, kiln
+// writes a certificate (.kiln/cache/noop) of what that conclusion rested on:
+// a digest of the pipeline's files and variable values, the state's lineage
+// and serial, the files and environment variables expressions read, and for
+// each node its stable path, store entry, input digests and output digest.
+// The next plan re-checks exactly those with stat calls (through the stat
+// cache) and, when all still hold, skips loading the HCL and the state. Any
+// doubt — a missing or corrupt certificate, a journal, a changed byte — falls
+// back to the full plan, so the certificate can only save time, never change
+// an answer. Pipelines with kinds that probe the machine or verify their own
+// results (services, hosts, toolchains, git checkouts, Python environments)
+// and nodes with always_run take the full path every time.
+
+const quickFormat = "kiln-noop-1"
+
+type quickCert struct {
+	Format  string
+	Config  string
+	Lineage string
+	Serial  uint64
+	Reads   []quickFile
+	Env     []quickFile // name, short hash of the value
+	Nodes   []quickNode
+}
+
+type quickFile struct{ Path, Digest string }
+
+type quickNode struct {
+	Link    string
+	Entry   string
+	Digest  string
+	Inputs  []quickFile
+	Outputs []string
+}
+
+func quickPath(stateDir string) string { return filepath.Join(stateDir, "cache", "noop") }
+
+// quickConfigDigest identifies a configuration from its raw inputs.
+func quickConfigDigest(files []string, o Options) string {
+	lines := []string{"kiln " + Version, "key " + hash.FormatVersion}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return ""
+		}
+		lines = append(lines, "file "+f+" "+hash.Bytes(b).String())
+	}
+	for _, f := range o.VarFiles {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return ""
+		}
+		lines = append(lines, "varfile "+f+" "+hash.Bytes(b).String())
+	}
+	for _, k := range sortedNames(o.Vars) {
+		lines = append(lines, "var "+k+" "+hash.Bytes([]byte(o.Vars[k])).String())
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "KILN_VAR_") {
+			env = append(env, kv)
+		}
+	}
+	sort.Strings(env)
+	for _, kv := range env {
+		lines = append(lines, "env "+hash.Bytes([]byte(kv)).String())
+	}
+	return hash.Lines(lines...).String()
+}
+
+// QuickCheck reports whether the pipeline at o.Path is certainly up to date,
+// and how many nodes it has, using the certificate of the last plan or apply
+// that found it so. false means "run the full plan", never "out of date".
+func QuickCheck(o Options) (nodes int, upToDate bool) {
+	if len(o.Targets) > 0 || len(o.Replace) > 0 {
+		return 0, false
+	}
+	files, root, err := config.Files(o.Path)
+	if err != nil {
+		return 0, false
+	}
+	stateDir := filepath.Join(root, ".kiln")
+	b, err := os.ReadFile(quickPath(stateDir))
+	if err != nil {
+		return 0, false
+	}
+	var c quickCert
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&c) != nil || c.Format != quickFormat {
+		return 0, false
+	}
+	lineage, serial, ok := state.ReadStamp(stateDir)
+	if !ok || lineage != c.Lineage || serial != c.Serial {
+		return 0, false
+	}
+	if quickConfigDigest(files, o) != c.Config {
+		return 0, false
+	}
+	for _, e := range c.Env {
+		if hash.Bytes([]byte(os.Getenv(e.Path))).Short() != e.Digest {
+			return 0, false
+		}
+	}
+	stat := hash.LoadStatCache(filepath.Join(stateDir, "cache", "stat"))
+	for _, f := range c.Reads {
+		if d, err := digestAny(f.Path, stat); err != nil || d != f.Digest {
+			return 0, false
+		}
+	}
+	store := state.OpenStore(stateDir)
+	if !quickNodes(c.Nodes, root, store, stat) {
+		return 0, false
+	}
+	_ = stat.Save(filepath.Join(stateDir, "cache", "stat"))
+	return len(c.Nodes), true
+}
+
+// quickNodes re-checks every node's links, inputs and outputs in parallel.
+func quickNodes(nodes []quickNode, root string, store *state.Store, stat *hash.StatCache) bool {
+	const workers = 4
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := true
+	next := 0
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if !ok || next >= len(nodes) {
+					mu.Unlock()
+					return
+				}
+				n := nodes[next]
+				next++
+				mu.Unlock()
+				if !checkQuickNode(n, root, store, stat) {
+					mu.Lock()
+					ok = false
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return ok
+}
+
+func checkQuickNode(n quickNode, root string, store *state.Store, stat *hash.StatCache) bool {
+	if key, ok := store.Linked(n.Link); !ok || key != n.Entry {
+		return false
+	}
+	for _, in := range n.Inputs {
+		if d, err := digestAny(in.Path, stat); err != nil || d != in.Digest {
+			return false
+		}
+	}
+	got, _, err := plan.OutputDigest(store, root, n.Entry, n.Outputs, stat)
+	return err == nil && got == n.Digest
+}
+
+func digestAny(p string, stat *hash.StatCache) (string, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", err
+	}
+	var d hash.Digest
+	if fi.Mode().IsRegular() {
+		d, err = hash.File(p, stat)
+	} else {
+		d, err = hash.Tree(p, stat)
+	}
+	return d.String(), err
+}
+
+// writeQuick records the certificate after kiln found every node up to
+// date, or removes a stale one when the pipeline does not qualify.
+func (w *Workspace) writeQuick() {
+	path := quickPath(w.Pipeline.StateDir)
+	cert, ok := w.quickCert()
+	if !ok {
+		_ = os.Remove(path)
+		return
+	}
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(cert) != nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(path), 0o755) == nil {
+		_ = state.ReplaceFile(path, buf.Bytes(), 0o644)
+	}
+}
+
+func (w *Workspace) quickCert() (*quickCert, bool) {
+	if len(w.opts.Targets) > 0 || len(w.opts.Replace) > 0 {
+		return nil, false
+	}
+	p := w.Pipeline
+	lineage, serial, ok := state.ReadStamp(p.StateDir)
+	if !ok {
+		return nil, false
+	}
+	files := make([]string, len(p.FileNames))
+	for i, f := range p.FileNames {
+		files[i] = filepath.Join(p.Root, f)
+	}
+	c := &quickCert{Format: quickFormat, Config: quickConfigDigest(files, w.opts), Lineage: lineage, Serial: serial}
+	for _, f := range p.FilesRead() {
+		d, err := digestAny(f, w.Stat)
+		if err != nil {
+			return nil, false
+		}
+		c.Reads = append(c.Reads, quickFile{Path: f, Digest: d})
+	}
+	env := map[string]string{}
+	for _, n := range p.Nodes {
+		k := n.Block.Kind
+		if _, probes := k.(kind.Prober); probes {
+			return nil, false
+		}
+		if _, verifies := k.(kind.Verifier); verifies || n.Meta.AlwaysRun {
+			return nil, false
+		}
+		r := w.State.Records[n.Addr.String()]
+		if !r.Good() || r.Failure != nil || r.Entry == "" || r.Attrs[plan.AttrDigestBy] == "kind" {
+			return nil, false
+		}
+		qn := quickNode{Link: n.Addr.FileName(), Entry: r.Entry, Digest: r.Digest}
+		for _, o := range r.Outputs {
+			op := o.Path
+			if !filepath.IsAbs(op) {
+				op = filepath.Join(p.Root, op)
+			}
+			qn.Outputs = append(qn.Outputs, op)
+		}
+		for _, l := range r.KeyLines {
+			label, rest, _ := strings.Cut(l, " ")
+			subject, value, _ := strings.Cut(rest, " ")
+			switch label {
+			case "input", "file":
+				if strings.HasPrefix(subject, "$KILN_STATE") {
+					continue
+				}
+				path := strings.Replace(subject, "$KILN_ROOT", p.Root, 1)
+				if !filepath.IsAbs(path) {
+					path = filepath.Join(p.Root, path)
+				}
+				qn.Inputs = append(qn.Inputs, quickFile{Path: path, Digest: value})
+			case "env":
+				env[subject] = value
+			}
+		}
+		c.Nodes = append(c.Nodes, qn)
+	}
+	for _, k := range sortedNames(env) {
+		c.Env = append(c.Env, quickFile{Path: k, Digest: env[k]})
+	}
+	return c, true
+}
