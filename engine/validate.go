@@ -1,22 +1,83 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/run"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Validate evaluates every node's configuration with what is known before
-// anything runs, reporting missing or mistyped arguments. It reads no state
-// and runs nothing.
+// anything runs, and reports what would fail anyway: missing or mistyped
+// arguments, input files that do not exist, in-place outputs that leave the
+// pipeline folder. It runs nothing and writes nothing.
 func (w *Workspace) Validate() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	vals := plan.NewValues()
+	p := w.Pipeline
 	for _, v := range w.DAG.Graph.Order() {
 		n := w.DAG.Nodes[v]
-		_, d := w.Pipeline.Evaluate(n, vals, plan.SelfOutPlaceholder)
+		ev, d := p.Evaluate(n, vals, plan.SelfOutPlaceholder)
 		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		problem := func(summary, attr string, err error) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+				Detail: fmt.Sprintf("%s: %v.", n.Addr, err), Subject: n.AttrRange(attr).Ptr()})
+		}
+		if _, err := plan.ResolveInputs(p.Root, staticInputs(p.StateDir, ev.Inputs)); err != nil {
+			problem("Missing input", "inputs", err)
+		}
+		if err := w.checkOutputs(ev.Config); err != nil {
+			problem("Invalid output", "outputs", err)
+		}
 	}
 	return diags
+}
+
+// staticInputs drops input patterns inside the state folder: an upstream
+// node's output only exists once that node has run.
+func staticInputs(stateDir string, patterns []string) []string {
+	var out []string
+	for _, s := range patterns {
+		if !strings.HasPrefix(s, stateDir+"/") && !strings.HasPrefix(s, plan.SelfOutPlaceholder) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkOutputs refuses in-place outputs that leave the pipeline folder.
+func (w *Workspace) checkOutputs(cfg cty.Value) error {
+	outs := stringsAttr(cfg, "outputs")
+	if len(outs) == 0 {
+		return nil
+	}
+	_, err := run.InPlaceOutputs(w.Pipeline.Root, w.Pipeline.StateDir, outs, false)
+	return err
+}
+
+func stringsAttr(cfg cty.Value, name string) []string {
+	if !cfg.Type().IsObjectType() || !cfg.Type().HasAttribute(name) {
+		return nil
+	}
+	v := cfg.GetAttr(name)
+	if v.IsNull() || !v.IsWhollyKnown() || !(v.Type().IsListType() || v.Type().IsTupleType()) {
+		return nil
+	}
+	var out []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.Type() == cty.String && !e.IsNull() {
+			e, _ = e.Unmark()
+			out = append(out, e.AsString())
+		}
+	}
+	return out
 }
 
 // EdgeCount is the number of dependencies in the pipeline.

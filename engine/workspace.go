@@ -107,6 +107,15 @@ func (w *Workspace) statCachePath() string {
 func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	pl, diags := w.Decider.Make(ctx, w.DAG, w.Scope)
 	w.saveStatCache()
+	for _, d := range pl.Changes {
+		if d.Config == nil {
+			continue
+		}
+		if err := w.checkOutputs(d.Config.Config); err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid output",
+				Detail: fmt.Sprintf("%s: %v.", d.Node.Addr, err), Subject: d.Node.AttrRange("outputs").Ptr()})
+		}
+	}
 	if !diags.HasErrors() && !pl.HasChanges() {
 		w.writeQuick()
 	}
@@ -137,8 +146,13 @@ type StateStamp struct {
 	Serial  uint64 `json:"serial"`
 }
 
-// Stamp returns the identity of the current state.
+// Stamp returns the identity of the current state. A state that was never
+// written has no lineage yet (a fresh one is made on every load), so its
+// stamp is empty.
 func (w *Workspace) Stamp() StateStamp {
+	if w.State.Serial == 0 && len(w.State.Records) == 0 {
+		return StateStamp{}
+	}
 	return StateStamp{Lineage: w.State.Lineage, Serial: w.State.Serial}
 }
 
@@ -147,6 +161,9 @@ var ErrStalePlan = errors.New("the saved plan is stale")
 
 // Apply runs the pipeline under the exclusive apply lock.
 func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, error) {
+	if diags := w.Validate(); diags.HasErrors() {
+		return nil, &run.DiagError{Diags: diags}
+	}
 	dir := w.Pipeline.StateDir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -162,7 +179,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		return nil, err
 	}
 	w.Decider.State, w.Decider.Store, w.Decider.Records, w.Decider.Stat = w.State, w.Store, w.Records, w.Stat
-	if o.Expect != nil && (o.Expect.Lineage != w.State.Lineage || o.Expect.Serial != w.State.Serial) {
+	if o.Expect != nil && *o.Expect != w.Stamp() {
 		return nil, fmt.Errorf("%w: it was made against state serial %d, the state is now at serial %d (lineage %s); run kiln plan again", ErrStalePlan, o.Expect.Serial, w.State.Serial, shortLineage(w.State.Lineage))
 	}
 	writer, err := state.OpenWriter(dir, w.State)

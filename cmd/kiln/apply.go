@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -87,6 +88,10 @@ func runApply(c *cli, args []string) int {
 			return 1
 		}
 		opts.Expect = &saved.Stamp
+		if moved := changedSincePlan(w, saved); len(moved) > 0 {
+			fmt.Fprintf(c.stderr, "kiln apply: %v: %s changed since the plan was saved (an input file, an upstream result or the machine); run kiln plan -out again\n", engine.ErrStalePlan, strings.Join(moved, ", "))
+			return 1
+		}
 	}
 	if opts.Capacity == nil {
 		opts.Capacity = w.HostCapacity()
@@ -100,13 +105,13 @@ func runApply(c *cli, args []string) int {
 	res, err := w.Apply(ctx, opts)
 	progress.Stop()
 	if err != nil {
-		c.fail(err)
+		c.failIn(w, err, a.noColor)
 		if res == nil {
 			return 1
 		}
 	}
 	fmt.Fprintln(c.stdout, render.ApplySummary(res, time.Since(start)))
-	c.printFailures(res)
+	c.printFailures(w, res)
 	if ctx.Err() != nil {
 		fmt.Fprintf(c.stderr, "kiln apply: %v; the state is consistent: run kiln apply again to finish\n", context_cause(ctx))
 		return 130
@@ -119,11 +124,11 @@ func runApply(c *cli, args []string) int {
 }
 
 // printFailures lists configuration errors found while applying.
-func (c *cli) printFailures(res *run.Result) {
+func (c *cli) printFailures(w *engine.Workspace, res *run.Result) {
 	for _, n := range res.Nodes {
 		var de *run.DiagError
 		if n.Outcome == run.Failed && errors.As(n.Err, &de) {
-			c.diags(nil, de.Diags, true)
+			c.diags(w, de.Diags, true)
 		}
 	}
 }
@@ -158,4 +163,24 @@ func meters(w *engine.Workspace) map[addr.Node]render.Meter {
 		m[n.Addr] = render.Meter{Pattern: re, Total: n.Meta.Total}
 	}
 	return m
+}
+
+// changedSincePlan lists the nodes whose key, known when the plan was
+// saved, is different now: applying would not do what the plan showed.
+func changedSincePlan(w *engine.Workspace, saved *savedPlan) []string {
+	pl, diags := w.Plan(context.Background())
+	if diags.HasErrors() {
+		return []string{"the pipeline"}
+	}
+	then := map[string]string{}
+	for _, c := range saved.Plan.Changes {
+		then[c.Address] = c.Key
+	}
+	var moved []string
+	for _, d := range pl.Changes {
+		if k := then[d.Node.Addr.String()]; k != "" && d.Key != "" && k != d.Key {
+			moved = append(moved, d.Node.Addr.String())
+		}
+	}
+	return moved
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/render"
-	"github.com/kilnbuild/kiln/engine/state"
+	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/providers"
 )
 
@@ -54,14 +54,22 @@ func (c *cli) diags(w *engine.Workspace, diags hcl.Diagnostics, noColor bool) {
 
 // fail prints an error with what the user can do about it.
 func (c *cli) fail(err error) {
-	var corrupt *state.CorruptError
-	var locked *state.LockedError
-	switch {
-	case errors.As(err, &corrupt), errors.As(err, &locked):
-		fmt.Fprintln(c.stderr, "kiln:", err)
-	default:
-		fmt.Fprintln(c.stderr, "kiln:", err)
+	var de *run.DiagError
+	if errors.As(err, &de) {
+		render.Diagnostics(c.stderr, nil, de.Diags, 100, false)
+		return
 	}
+	fmt.Fprintln(c.stderr, "kiln:", err)
+}
+
+// failIn is fail with the workspace's sources, so diagnostics show snippets.
+func (c *cli) failIn(w *engine.Workspace, err error, noColor bool) {
+	var de *run.DiagError
+	if errors.As(err, &de) {
+		c.diags(w, de.Diags, noColor)
+		return
+	}
+	c.fail(err)
 }
 
 // interruptible returns a context cancelled by SIGINT or SIGTERM. A second
@@ -75,7 +83,7 @@ func interruptible() (context.Context, func()) {
 		if !ok {
 			return
 		}
-		cancel(fmt.Errorf("interrupted by %s", sig))
+		cancel(fmt.Errorf("interrupted (%s)", signalName(sig)))
 		if _, ok := <-ch; ok {
 			os.Exit(130)
 		}
@@ -94,4 +102,14 @@ func (c *cli) quickCheck(p *pipelineArgs, path string) (int, bool) {
 		return 0, false
 	}
 	return engine.QuickCheck(engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles})
+}
+
+func signalName(sig os.Signal) string {
+	if sig == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	if sig == syscall.SIGINT {
+		return "SIGINT"
+	}
+	return sig.String()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/zclconf/go-cty/cty"
@@ -130,4 +131,18 @@ func (p *Pipeline) sortNodes() {
 	for _, n := range p.Nodes {
 		p.index[n.Addr] = n
 	}
+}
+
+// AttrRange is where attribute name is set in n's block (its expression),
+// or the block's header when it is not set there.
+func (n *Node) AttrRange(name string) hcl.Range {
+	if a, ok := n.Block.meta[name]; ok {
+		return a.Expr.Range()
+	}
+	if body, ok := n.Block.Body.(*hclsyntax.Body); ok {
+		if a, ok := body.Attributes[name]; ok {
+			return a.Expr.Range()
+		}
+	}
+	return n.DeclRange
 }

@@ -10,6 +10,11 @@ import (
 // suggestions, before anything is evaluated.
 func checkSchema(k kind.Kind, body hcl.Body) hcl.Diagnostics {
 	schema := hcldec.ImpliedSchema(k.Spec())
+	// The meta-arguments are already taken out of body; listing them again
+	// only lets a misspelt one be answered with "Did you mean".
+	for _, m := range metaArgs {
+		schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: m})
+	}
 	_, diags := body.Content(schema)
 	var out hcl.Diagnostics
 	for _, d := range diags {

@@ -199,3 +199,15 @@ func matchDoubleStar(pattern, name string) bool {
 	}
 	return match(0, 0)
 }
+
+func absUnder(root, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
+}
+
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}

@@ -23,6 +23,9 @@ type keyInputs struct {
 	facts   [][2]string       // probe key lines
 	env     map[string]string // env() reads
 	paths   pathNormaliser
+	// unknownOK writes attributes not known yet as "(known after apply)"
+	// instead of failing, for keys that are only compared, never used.
+	unknownOK bool
 }
 
 // keyLines writes a node's key. Any new influence on a node's result must be
@@ -42,6 +45,9 @@ func keyLines(in keyInputs) (*hash.Key, error) {
 			continue
 		}
 		s, err := canonical(v, in.paths)
+		if err == errUnknown && in.unknownOK {
+			s, err = "(known after apply)", nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("attribute %s: %w", n, err)
 		}
@@ -54,6 +60,10 @@ func keyLines(in keyInputs) (*hash.Key, error) {
 		k.Add("file", in.paths.normalise(l[0])+" "+l[1])
 	}
 	for _, l := range in.deps {
+		if l[1] == "" {
+			k.Add("dep", l[0])
+			continue
+		}
 		k.Add("dep", l[0]+" "+l[1])
 	}
 	for _, l := range in.facts {

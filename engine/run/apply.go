@@ -119,19 +119,24 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	for t, v := range verts {
 		a.results[t] = NodeResult{Addr: dag.Nodes[v].Addr, Outcome: Cancelled}
 	}
+	started := make([]bool, len(tasks))
 	opts := sched.Options{
 		Parallelism: a.Options.Parallelism,
 		Capacity:    a.Options.Capacity,
 		FailFast:    a.Options.FailFast,
+		OnStart:     func(t int) { started[t] = true },
 		OnFinish: func(t int, o sched.Outcome, err error) {
+			if started[t] {
+				return // the task reported itself
+			}
 			r := &a.results[t]
 			switch o {
 			case sched.Skipped:
-				r.Outcome, r.Err = Skipped, err
+				r.Outcome, r.Err = Skipped, a.skipReason(err, verts)
 			case sched.Cancelled:
 				r.Outcome, r.Err = Cancelled, err
 			default:
-				return // reported by the task itself
+				return
 			}
 			a.Options.Hooks.Finished(*r)
 		},
@@ -157,12 +162,28 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	return &Result{Nodes: a.results}, flushErr
 }
 
+// skipReason names the dependency that did not succeed.
+func (a *Applier) skipReason(err error, verts []int) error {
+	var se *sched.SkippedError
+	if errors.As(err, &se) && se.Dep >= 0 && se.Dep < len(verts) {
+		return fmt.Errorf("%s did not succeed", a.DAG.Nodes[verts[se.Dep]].Addr)
+	}
+	return err
+}
+
 // Values are the node values as the apply left them (for outputs).
 func (a *Applier) Values() *plan.Values { return a.vals }
 
 // DiagError carries configuration diagnostics found while applying a node.
 type DiagError struct{ Diags hcl.Diagnostics }
 
-func (e *DiagError) Error() string { return e.Diags.Error() }
+func (e *DiagError) Error() string {
+	for _, d := range e.Diags {
+		if d.Severity == hcl.DiagError {
+			return d.Summary + ": " + d.Detail
+		}
+	}
+	return e.Diags.Error()
+}
 
 func nodeAddrErr(a addr.Node, err error) error { return fmt.Errorf("%s: %w", a, err) }

@@ -199,7 +199,7 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, r
 			return r, attempts, nil
 		}
 		lastErr = err
-		if cause := context.Cause(actx); cause != nil && ctx.Err() == nil {
+		if cause := context.Cause(actx); cause != nil && ctx.Err() == nil && !errors.Is(err, cause) {
 			lastErr = fmt.Errorf("%w (%v)", cause, err)
 		}
 	}
@@ -217,7 +217,7 @@ func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start 
 	if r == nil {
 		r = &kind.Result{}
 	}
-	outs, err := inPlaceOutputs(d.Pipeline.Root, d.Pipeline.StateDir, r.Outputs)
+	outs, err := InPlaceOutputs(d.Pipeline.Root, d.Pipeline.StateDir, r.Outputs, true)
 	if err != nil {
 		return err
 	}
@@ -273,41 +273,6 @@ func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath string) {
 	}
 	rec.Failure = &state.Failure{Key: dec.Key, Error: err.Error(), ExitCode: code, At: time.Now().UTC(), Log: relPath(a.Decider.Pipeline.Root, logPath)}
 	_ = a.Writer.Commit(&rec)
-}
-
-// inPlaceOutputs resolves declared in-place outputs and refuses any that
-// leave the pipeline folder, through .. or through a symlink, or that lie in
-// the state folder.
-func inPlaceOutputs(root, stateDir string, outs []string) ([]string, error) {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return nil, err
-	}
-	var abs []string
-	for _, o := range outs {
-		p := o
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
-		p = filepath.Clean(p)
-		if !within(root, p) || within(stateDir, p) {
-			return nil, fmt.Errorf("output %s is outside the pipeline folder %s: declare outputs inside it, or write to $KILN_OUT", o, root)
-		}
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			return nil, fmt.Errorf("output %s was not created by the command: %w", o, err)
-		}
-		if !within(realRoot, real) {
-			return nil, fmt.Errorf("output %s leads outside the pipeline folder through a symlink (to %s)", o, real)
-		}
-		abs = append(abs, p)
-	}
-	return abs, nil
-}
-
-func within(dir, p string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 func outputPaths(root string, outs []state.Output) []string {

@@ -115,8 +115,8 @@ func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 	cmd.Stdout = b.Log
 	cmd.Stderr = b.Log
 	if err := Run(ctx, cmd, k.Grace); err != nil {
-		var exit *osexec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() == 127 && len(argv) == 3 && argv[0] == "/bin/sh" {
+		var exit *ExitError
+		if errors.As(err, &exit) && exit.Code == 127 && len(argv) == 3 && argv[0] == "/bin/sh" {
 			return nil, fmt.Errorf("%w (the shell could not find a command: see the log)", err)
 		}
 		return nil, err
@@ -154,13 +154,30 @@ func Run(ctx context.Context, cmd *osexec.Cmd, grace time.Duration) error {
 	return context.Cause(ctx)
 }
 
+// ExitError is a command that ended unsuccessfully: with a status, or
+// killed by a signal.
+type ExitError struct {
+	Code   int    // exit status; -1 when killed
+	Signal string // the signal that killed it, if any
+}
+
+func (e *ExitError) Error() string {
+	if e.Signal != "" {
+		return "killed by signal " + e.Signal
+	}
+	return fmt.Sprintf("exit status %d", e.Code)
+}
+
+// ExitCode is the process's exit status (-1 when killed by a signal).
+func (e *ExitError) ExitCode() int { return e.Code }
+
 func exitError(err error) error {
 	var exit *osexec.ExitError
 	if errors.As(err, &exit) {
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Errorf("killed by signal %s: %w", ws.Signal(), err)
+			return &ExitError{Code: -1, Signal: ws.Signal().String()}
 		}
-		return fmt.Errorf("exit status %d: %w", exit.ExitCode(), err)
+		return &ExitError{Code: exit.ExitCode()}
 	}
 	return err
 }

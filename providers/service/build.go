@@ -39,7 +39,13 @@ func (s *Service) Build(ctx context.Context, b *kind.Build) (*kind.Result, error
 		}
 	}
 	if cfg.port != 0 {
-		if err := checkPortFree(cfg.port); err != nil {
+		// A process just stopped may take a moment to release its socket.
+		err := checkPortFree(cfg.port)
+		for wait := time.Now().Add(2 * time.Second); err != nil && b.Previous != nil && time.Now().Before(wait); {
+			time.Sleep(50 * time.Millisecond)
+			err = checkPortFree(cfg.port)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Addr, err)
 		}
 	}

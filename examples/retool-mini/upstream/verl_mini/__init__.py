@@ -1,0 +1,1 @@
+"""verl-mini: a CPU-sized stand-in for verl's ReTool recipe."""
