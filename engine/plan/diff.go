@@ -21,7 +21,6 @@ func keyLine(l string) (label, subject, value string) {
 // diffKeyLines explains the difference between a recorded key and a new
 // one, influence by influence, in the order of the new key.
 func diffKeyLines(old, cur []string) []Reason {
-	type entry struct{ value string }
 	before := map[string]string{}
 	var order []string
 	for _, l := range old {
@@ -66,7 +65,8 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 		if !existed {
 			return Reason{Kind: "attribute", Subject: subject, Old: "(unset)", New: clip(cur)}
 		}
-		return Reason{Kind: "attribute", Subject: subject, Old: clip(old), New: clip(cur)}
+		o, c := clipPair(old, cur)
+		return Reason{Kind: "attribute", Subject: subject, Old: o, New: c}
 	case "input", "file":
 		if !existed {
 			return Reason{Kind: "input_added", Subject: subject}
@@ -96,6 +96,46 @@ func clip(s string) string {
 		return s
 	}
 	return s[:max-1] + "…"
+}
+
+// clipPair shortens two long values to the part where they differ, with a
+// little context, so a one-character change in a long command stays visible.
+func clipPair(a, b string) (string, string) {
+	const max, context = 120, 40
+	if len(a) <= max && len(b) <= max {
+		return a, b
+	}
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	cut := func(s string) string {
+		start := max0(pre - context)
+		end := len(s) - max0(suf-context)
+		out := s[start:end]
+		if len(out) > max {
+			out = out[:max-1] + "…"
+		}
+		if start > 0 {
+			out = "…" + out
+		}
+		if end < len(s) && len(out) <= max {
+			out += "…"
+		}
+		return out
+	}
+	return cut(a), cut(b)
+}
+
+func max0(n int) int {
+	if n < 0 {
+		return 0
+	}
+	return n
 }
 
 // resumable reports whether an interrupted run of key left a folder to
