@@ -8,11 +8,11 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -114,72 +114,14 @@ func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 	cmd.Stdin = nil
 	cmd.Stdout = b.Log
 	cmd.Stderr = b.Log
-	if err := Run(ctx, cmd, k.Grace); err != nil {
-		var exit *ExitError
+	if err := proc.Run(ctx, cmd, k.Grace); err != nil {
+		var exit *proc.ExitError
 		if errors.As(err, &exit) && exit.Code == 127 && len(argv) == 3 && argv[0] == "/bin/sh" {
 			return nil, fmt.Errorf("%w (the shell could not find a command: see the log)", err)
 		}
 		return nil, err
 	}
 	return &kind.Result{Outputs: Outputs(b.Config)}, nil
-}
-
-// Run starts cmd in its own process group and waits for it. When ctx ends
-// first, the group gets SIGTERM, then SIGKILL after grace.
-func Run(ctx context.Context, cmd *osexec.Cmd, grace time.Duration) error {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		return exitError(err)
-	case <-ctx.Done():
-	}
-	pgid := cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(grace):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
-	}
-	// Reap any member of the group that outlived the leader.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	return context.Cause(ctx)
-}
-
-// ExitError is a command that ended unsuccessfully: with a status, or
-// killed by a signal.
-type ExitError struct {
-	Code   int    // exit status; -1 when killed
-	Signal string // the signal that killed it, if any
-}
-
-func (e *ExitError) Error() string {
-	if e.Signal != "" {
-		return "killed by signal " + e.Signal
-	}
-	return fmt.Sprintf("exit status %d", e.Code)
-}
-
-// ExitCode is the process's exit status (-1 when killed by a signal).
-func (e *ExitError) ExitCode() int { return e.Code }
-
-func exitError(err error) error {
-	var exit *osexec.ExitError
-	if errors.As(err, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return &ExitError{Code: -1, Signal: ws.Signal().String()}
-		}
-		return &ExitError{Code: exit.ExitCode()}
-	}
-	return err
 }
 
 func setEnv(env []string, name, val string) []string {

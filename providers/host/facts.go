@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -50,11 +51,11 @@ func (h *Host) countNPUs(ctx context.Context, name string, reasons map[string]st
 		reasons["npus"] = problem
 		return 0
 	}
-	out := &tailBuffer{max: 1 << 20}
-	w := &lockedWriter{w: out}
+	out := &proc.Tail{Max: 1 << 20}
+	w := &proc.SyncWriter{W: out}
 	cmd := exec.Command(path, "info", "-l")
 	cmd.Env, cmd.Stdout, cmd.Stderr = minimalEnv(), w, w
-	if err := runGroup(ctx, cmd, h.Grace); err != nil {
+	if err := proc.Run(ctx, cmd, h.Grace); err != nil {
 		reasons["npus"] = fmt.Sprintf("`%s info -l` failed: %v: %s", path, err, lastLines(out.String(), 3))
 		return 0
 	}

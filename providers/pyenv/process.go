@@ -3,13 +3,12 @@ package pyenv
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"io"
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -35,39 +34,7 @@ func run(ctx context.Context, c command, grace time.Duration) error {
 		cmd.Stdout = c.Stdout
 	}
 	cmd.Stderr = c.Log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A process left behind in the group must not hold the log open forever
-	// once the command itself has exited.
-	cmd.WaitDelay = grace
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", c.Path, err)
-	}
-	pgid := cmd.Process.Pid
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		select {
-		case <-done:
-			return
-		case <-ctx.Done():
-		}
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		select {
-		case <-done:
-		case <-t.C:
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		}
-	}()
-	err := cmd.Wait()
-	close(done)
-	<-stopped
-	if errors.Is(err, exec.ErrWaitDelay) {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		err = nil
-	}
+	err := proc.Run(ctx, cmd, grace)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s stopped: %w", describeCommand(c), ctx.Err())
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"io"
 	"os"
 	"os/exec"
@@ -76,12 +77,12 @@ func (t *Toolchain) source(ctx context.Context, b *kind.Build, scripts []string)
 	}
 	fmt.Fprintf(&script, "env -0 > %s\n", shellQuote(raw))
 
-	stderr := &tailBuffer{max: 16 << 10}
-	log := &lockedWriter{w: logOrDiscard(b.Log)}
+	stderr := &proc.Tail{Max: 16 << 10}
+	log := &proc.SyncWriter{W: logOrDiscard(b.Log)}
 	cmd := exec.Command("bash", "-c", script.String())
 	cmd.Dir, cmd.Env = b.Dir, b.Env
 	cmd.Stdout, cmd.Stderr = log, io.MultiWriter(log, stderr)
-	if err := runGroup(ctx, cmd, t.Grace); err != nil {
+	if err := proc.Run(ctx, cmd, t.Grace); err != nil {
 		return nil, fmt.Errorf("sourcing %s with bash failed: %w: %s (fix the script or the environment it needs)",
 			strings.Join(scripts, ", "), err, lastLines(stderr.String(), 10))
 	}

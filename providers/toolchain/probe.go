@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"io"
 	"io/fs"
 	"os"
@@ -99,12 +100,12 @@ func (t *Toolchain) readVersion(ctx context.Context, c *config, a addr.Node, dir
 		return v, where, ""
 	}
 	where = "`" + strings.Join(c.ProbeCommand, " ") + "`"
-	out := &tailBuffer{max: 64 << 10}
+	out := &proc.Tail{Max: 64 << 10}
 	cmd := exec.Command(c.ProbeCommand[0], c.ProbeCommand[1:]...)
 	cmd.Dir, cmd.Env = dir, env
-	w := &lockedWriter{w: out}
+	w := &proc.SyncWriter{W: out}
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := runGroup(ctx, cmd, t.Grace); err != nil {
+	if err := proc.Run(ctx, cmd, t.Grace); err != nil {
 		return "", where, fmt.Sprintf("version probe %s failed: %v: %s", where, err, lastLines(out.String(), 5))
 	}
 	m := c.ProbePattern.FindStringSubmatch(out.String())

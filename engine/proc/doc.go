@@ -1,0 +1,7 @@
+// Package proc runs the processes kiln's node kinds start. Each runs in its
+// own process group, so that stopping it — on Ctrl-C, a timeout or a
+// cancelled apply — reaches every process it started: the group gets
+// SIGTERM, then SIGKILL after a grace period, and a member left behind after
+// the leader exited is killed too. A process's exit is reported as an
+// *ExitError with its status or signal, never as the raw os/exec error.
+package proc
