@@ -261,7 +261,7 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 				if strings.HasPrefix(subject, "$KILN_STATE") {
 					continue
 				}
-				path := strings.Replace(subject, "$KILN_ROOT", p.Root, 1)
+				path := strings.Replace(plan.UnescapeSubject(subject), "$KILN_ROOT", p.Root, 1)
 				if !filepath.IsAbs(path) {
 					path = filepath.Join(p.Root, path)
 				}

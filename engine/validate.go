@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/zclconf/go-cty/cty"
@@ -25,6 +26,8 @@ func (w *Workspace) Validate() hcl.Diagnostics {
 		if d.HasErrors() {
 			continue
 		}
+		vals.Set(n.Addr, w.Decider.ValueAfter(&plan.Decision{Node: n, Kind: n.Block.Kind, Action: plan.Create,
+			KindNode: &kind.Node{Addr: n.Addr, Config: ev.Config, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir}}))
 		problem := func(summary, attr string, err error) {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
 				Detail: fmt.Sprintf("%s: %v.", n.Addr, err), Subject: n.AttrRange(attr).Ptr()})

@@ -24,6 +24,7 @@ type applyArgs struct {
 	resources   listFlag
 	failFast    bool
 	quiet       bool
+	check       bool
 }
 
 func applyFlags() (*flag.FlagSet, *applyArgs) {
@@ -35,12 +36,13 @@ func applyFlags() (*flag.FlagSet, *applyArgs) {
 	fs.Var(&a.resources, "resource", "capacity of a resource pool: -resource npu=8 (repeatable; default: what a host node reports)")
 	fs.BoolVar(&a.failFast, "fail-fast", false, "start nothing new after the first failure (default: keep going with independent nodes)")
 	fs.BoolVar(&a.quiet, "quiet", false, "do not stream the nodes' output (it stays in kiln logs ADDR)")
+	fs.BoolVar(&a.check, "check", false, "rebuild built nodes (or the ADDRs given) into a scratch folder and compare digests with kiln.lock.hcl; changes nothing (exit 1 on a mismatch)")
 	return fs, a
 }
 
 func init() {
 	flagSets["apply"] = func() *flag.FlagSet { fs, _ := applyFlags(); return fs }
-	register(&command{name: "apply", summary: "rebuild what is stale, in parallel", usage: "kiln apply [flags] [PATH | PLANFILE]", run: runApply})
+	register(&command{name: "apply", summary: "rebuild what is stale, in parallel", usage: "kiln apply [flags] [PATH | PLANFILE]\nkiln apply -check [flags] [PATH] [ADDR...]", run: runApply})
 }
 
 func runApply(c *cli, args []string) int {
@@ -50,10 +52,17 @@ func runApply(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "kiln apply:", err)
 		return 1
 	}
+	var checkAddrs []addr.Node
+	if a.check {
+		checkAddrs, pos = splitAddrs(pos)
+	}
 	path, err := onePath(pos, "apply")
 	if err != nil {
 		fmt.Fprintln(c.stderr, err)
 		return 1
+	}
+	if a.check {
+		return runCheck(c, a, path, checkAddrs, args)
 	}
 	var saved *savedPlan
 	if strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".plan") || strings.HasSuffix(path, ".kilnplan") {

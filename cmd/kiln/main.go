@@ -98,10 +98,11 @@ func init() {
 			return 1
 		}
 		fmt.Fprintf(c.stdout, "%s\n\n%s\n", cmd.summary, cmd.usage)
-		if fs := flagSets[cmd.name]; fs != nil {
-			fs().SetOutput(c.stdout)
+		if mk := flagSets[cmd.name]; mk != nil {
+			fs := mk()
+			fs.SetOutput(c.stdout)
 			fmt.Fprintln(c.stdout, "\nFlags:")
-			fs().PrintDefaults()
+			fs.PrintDefaults()
 		}
 		return 0
 	}})

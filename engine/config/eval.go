@@ -165,25 +165,37 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 	if len(used) == 0 {
 		return cty.EmptyObjectVal, nil
 	}
-	memo := map[string]cty.Value{}
+	// Each local's value comes with the environment variables its
+	// evaluation read through env(), its dependencies' included, so a node
+	// using a cached local still has those variables in its key.
+	type evaluated struct {
+		value cty.Value
+		env   map[string]string
+	}
+	memo := map[string]evaluated{}
 	var diags hcl.Diagnostics
-	var eval func(name string) cty.Value
-	eval = func(name string) cty.Value {
-		if v, ok := memo[name]; ok {
-			return v
+	var eval func(name string) evaluated
+	eval = func(name string) evaluated {
+		if e, ok := memo[name]; ok {
+			return e
 		}
 		l := p.Locals[name]
 		if len(l.nodes) == 0 {
 			p.staticMu.Lock()
-			v, ok := p.static[name]
+			e, ok := p.static[name]
 			p.staticMu.Unlock()
 			if ok {
-				return v
+				return evaluated{e.value, e.env}
 			}
 		}
+		reads := map[string]string{}
 		lv := map[string]cty.Value{}
 		for _, d := range l.deps {
-			lv[d] = eval(d)
+			dep := eval(d)
+			lv[d] = dep.value
+			for k, v := range dep.env {
+				reads[k] = v
+			}
 		}
 		refs := make([]reference, len(l.nodes))
 		for i, n := range l.nodes {
@@ -194,22 +206,23 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 			"var":   p.vars,
 			"path":  cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
 			"local": cty.ObjectVal(lv),
-		}, Functions: functions(p.Root, env, &p.reads)}
+		}, Functions: functions(p.Root, reads, &p.reads)}
 		for k, v := range nodes {
 			ctx.Variables[k] = v
 		}
 		v, d := l.Expr.Value(ctx)
 		diags = append(diags, d...)
-		memo[name] = v
+		e := evaluated{v, reads}
+		memo[name] = e
 		if len(l.nodes) == 0 && !d.HasErrors() {
 			p.staticMu.Lock()
 			if p.static == nil {
-				p.static = map[string]cty.Value{}
+				p.static = map[string]staticLocal{}
 			}
-			p.static[name] = v
+			p.static[name] = staticLocal{value: v, env: reads}
 			p.staticMu.Unlock()
 		}
-		return v
+		return e
 	}
 	out := map[string]cty.Value{}
 	names := make([]string, 0, len(used))
@@ -218,7 +231,13 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		out[n] = eval(n)
+		e := eval(n)
+		out[n] = e.value
+		if env != nil {
+			for k, v := range e.env {
+				env[k] = v
+			}
+		}
 	}
 	return cty.ObjectVal(out), diags
 }

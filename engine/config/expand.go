@@ -57,7 +57,9 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 		if v.IsNull() {
 			return nil, bad("for_each must not be null.")
 		}
-		v, _ = v.Unmark()
+		if v.ContainsMarked() {
+			return nil, bad("for_each must not use sensitive values (read with env() or from a sensitive variable): instance keys appear in addresses, plans and state.")
+		}
 		t := v.Type()
 		var nodes []*Node
 		switch {
@@ -85,6 +87,9 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 			return nil, diags
 		}
 		var n int
+		if v.ContainsMarked() {
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: "count must not use sensitive values.", Subject: b.Count.Range().Ptr()}}
+		}
 		if err := gocty.FromCtyValue(v, &n); err != nil || n < 0 {
 			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: "count must be a whole number, zero or more, known when the pipeline loads.", Subject: b.Count.Range().Ptr()}}
 		}

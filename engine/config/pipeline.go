@@ -31,7 +31,7 @@ type Pipeline struct {
 	vars      cty.Value // object of variable values
 	reads     readLog
 	staticMu  sync.Mutex
-	static    map[string]cty.Value // locals that reference no node, evaluated once
+	static    map[string]staticLocal // locals that reference no node, evaluated once
 }
 
 // Node returns the instance at a, or nil.
@@ -145,4 +145,11 @@ func (n *Node) AttrRange(name string) hcl.Range {
 		}
 	}
 	return n.DeclRange
+}
+
+// staticLocal is a local that references no node, evaluated once, with the
+// environment variables its evaluation read.
+type staticLocal struct {
+	value cty.Value
+	env   map[string]string
 }

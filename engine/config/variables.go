@@ -124,6 +124,9 @@ func (p *Pipeline) resolveVariables(o Options) hcl.Diagnostics {
 				Subject: v.DeclRange.Ptr()})
 			continue
 		}
+		if v.Sensitive {
+			val = val.Mark(SensitiveMark)
+		}
 		v.Value = val
 		vals[name] = val
 	}

@@ -1,6 +1,11 @@
 package kind
 
-import "context"
+import (
+	"context"
+	"errors"
+
+	"github.com/zclconf/go-cty/cty"
+)
 
 // Prober is implemented by kinds that read the machine at plan time: a host's
 // NPUs, a toolchain's version, a service's health.
@@ -41,3 +46,34 @@ type Service interface {
 	// Stop ends the process a build started.
 	Stop(ctx context.Context, n *Node, rec *Record) error
 }
+
+// Pinner is implemented by kinds whose configuration may leave a value to be
+// resolved once — a git ref's commit, a download's checksum — which the lock
+// file (kiln.lock.hcl) then keeps, so a moving ref or a changed download never
+// silently changes a build.
+//
+// Pins name what they were resolved from as well as the resolved value (a
+// git pin holds ref and url beside commit), so Pin can tell a pin that no
+// longer fits the configuration (the ref was edited) and ignore it.
+type Pinner interface {
+	// Pins are the values a build resolved, to lock; nil when the
+	// configuration leaves nothing open. n.Config is the configuration
+	// before Pin.
+	Pins(n *Node, r *Result) map[string]string
+	// Pin returns the configuration with locked values applied. Pins that do
+	// not fit n.Config are ignored (n.Config is returned as it is); malformed
+	// ones are an error.
+	Pin(n *Node, pins map[string]string) (cty.Value, error)
+}
+
+// PinResolver is implemented by Pinners that can resolve their pins without
+// building (git ls-remote for a ref), for kiln lock. Env is the environment
+// for the processes the kind starts. A kind that can only learn its pins by
+// building returns an error wrapping ErrPinNeedsBuild that says so.
+type PinResolver interface {
+	ResolvePins(ctx context.Context, n *Node, env []string) (map[string]string, error)
+}
+
+// ErrPinNeedsBuild is wrapped by PinResolver errors for pins that only a
+// build can learn (the checksum of a download).
+var ErrPinNeedsBuild = errors.New("only a build can resolve it")

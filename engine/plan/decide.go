@@ -29,6 +29,10 @@ type Decider struct {
 	Stat     *hash.StatCache
 	Records  *Records
 	Replace  map[addr.Node]bool
+	// Pins are the locked pins per node address (kiln.lock.hcl), applied to
+	// the configuration of kinds that implement kind.Pinner before the key
+	// is computed. Read-only while deciding.
+	Pins map[string]map[string]string
 }
 
 // Decision is what one node needs, and everything learned deciding it.
@@ -57,6 +61,11 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	ev, diags := p.Evaluate(n, vals, SelfOutPlaceholder)
 	if diags.HasErrors() {
 		dec.Diags = diags
+		return dec
+	}
+	var err error
+	if ev.Config, err = d.PinConfig(n, ev.Config, d.Pins[n.Addr.String()]); err != nil {
+		dec.Diags = append(dec.Diags, nodeError(n, "Invalid pin in kiln.lock.hcl for "+n.Addr.String(), err.Error()+"; run kiln lock -update "+n.Addr.String()))
 		return dec
 	}
 	dec.Config = ev
@@ -261,4 +270,67 @@ func digestOf(v cty.Value) (string, bool) {
 		return "", false
 	}
 	return dg.AsString(), true
+}
+
+// AttrPinPrefix marks record attributes that hold the pins a build resolved
+// (kiln.pin.commit), which the lock file keeps.
+const AttrPinPrefix = "kiln.pin."
+
+// PinConfig applies a node's locked pins to its evaluated configuration when
+// its kind implements kind.Pinner; otherwise cfg is returned as it is.
+func (d *Decider) PinConfig(n *config.Node, cfg cty.Value, pins map[string]string) (cty.Value, error) {
+	pk, ok := n.Block.Kind.(kind.Pinner)
+	if !ok || len(pins) == 0 {
+		return cfg, nil
+	}
+	return pk.Pin(&kind.Node{Addr: n.Addr, Config: cfg, Root: d.Pipeline.Root, Out: d.Pipeline.OutPath(n.Addr), State: d.Pipeline.StateDir}, pins)
+}
+
+// Rekey is the key dec's node has with pins applied instead of the locked
+// ones: a build that resolved a pin for the first time (a ref's commit, a
+// download's checksum) is recorded under the key its pinned configuration
+// gives, so the next plan, which applies the pin from the lock, finds it up
+// to date. vals must hold the digests of every upstream node.
+func (d *Decider) Rekey(dec *Decision, vals config.Values, pins map[string]string) (string, []string, error) {
+	n := dec.Node
+	ev, diags := d.Pipeline.Evaluate(n, vals, SelfOutPlaceholder)
+	if diags.HasErrors() {
+		return "", nil, diags
+	}
+	cfg, err := d.PinConfig(n, ev.Config, pins)
+	if err != nil {
+		return "", nil, err
+	}
+	ev.Config = cfg
+	re := *dec
+	re.Config = ev
+	kn := *dec.KindNode
+	kn.Config = cfg
+	re.KindNode = &kn
+	in, pending, err := d.keyInputs(n, &re, vals)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(pending) > 0 || !cfg.IsWhollyKnown() {
+		return "", nil, fmt.Errorf("the key of %s is not known after its build", n.Addr)
+	}
+	key, err := keyLines(in)
+	if err != nil {
+		return "", nil, err
+	}
+	return key.Sum().String(), key.Lines(), nil
+}
+
+// RecordedPins returns the pins kept in a record's attributes.
+func RecordedPins(attrs map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range attrs {
+		if name, ok := strings.CutPrefix(k, AttrPinPrefix); ok && name != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[name] = v
+		}
+	}
+	return out
 }

@@ -254,3 +254,26 @@ func TestQuickCheckSeesNewGlobMatch(t *testing.T) {
 		t.Skipf("BUG: engine.QuickCheck says up to date after data/2.txt was added, while the full plan says %v %v: the certificate re-checks the files an input glob matched, not the glob", got.Actions, got.Reasons)
 	}
 }
+
+// TestActionsAfterMovingThePipeline: a built pipeline moved to another
+// folder, .kiln included, is still up to date.
+func TestActionsAfterMovingThePipeline(t *testing.T) {
+	p := newPipeline(t, map[string]string{"pipeline.hcl": threeNodes + `
+exec "d" {
+  inputs  = ["data.txt"]
+  command = "cat ${path.root}/data.txt ${exec.b.out}/b > ${self.out}/d"
+  env     = { ROOT = path.root, STATE = exec.c.out }
+}
+`, "data.txt": "v1\n"})
+	p.apply()
+	moved := filepath.Join(t.TempDir(), "moved", "here")
+	if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p.dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	p.dir = moved
+	const noop = string(plan.NoOp)
+	p.expectActions("after the move", map[string]string{"exec.a": noop, "exec.b": noop, "exec.c": noop, "exec.d": noop})
+}

@@ -10,10 +10,13 @@ import (
 func keyLine(l string) (label, subject, value string) {
 	label, rest, _ := strings.Cut(l, " ")
 	switch label {
-	case "attr", "input", "file", "dep", "fact", "env":
+	case "attr", "input", "file", "dep", "fact", "env", "kind":
 		subject, value, _ = strings.Cut(rest, " ")
 	default:
 		value = rest
+	}
+	if label == "input" || label == "file" {
+		subject = UnescapeSubject(subject)
 	}
 	return label, subject, value
 }
@@ -47,7 +50,7 @@ func diffKeyLines(old, cur []string) []Reason {
 		label, subject, _ := strings.Cut(id, " ")
 		r := lineReason(label, subject, before[id], "", true)
 		switch label {
-		case "input":
+		case "input", "file":
 			r = Reason{Kind: "input_removed", Subject: subject}
 		case "dep":
 			r = Reason{Kind: "upstream_removed", Subject: subject}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -97,26 +98,31 @@ func relTo(root, p string) string {
 // ResolveInputs expands input patterns (files, folders, globs with * ? [..]
 // and ** for any number of folders) relative to root into sorted absolute
 // paths. A literal path that does not exist, or a glob that matches nothing,
-// is an error naming it.
+// is an error naming it. Only the pattern is matched: root itself may hold
+// characters that look like glob syntax.
 func ResolveInputs(root string, patterns []string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
-	for _, pat := range patterns {
-		abs := pat
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(root, pat)
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
 		}
-		if !strings.ContainsAny(pat, "*?[") {
+	}
+	for _, pat := range patterns {
+		base, rel := root, filepath.ToSlash(pat)
+		if filepath.IsAbs(pat) {
+			base, rel = "/", strings.TrimPrefix(rel, "/")
+		}
+		if !strings.ContainsAny(rel, "*?[") {
+			abs := filepath.Join(base, rel)
 			if _, err := os.Lstat(abs); err != nil {
 				return nil, fmt.Errorf("input %s not found (create it, or remove it from inputs)", pat)
 			}
-			if !seen[abs] {
-				seen[abs] = true
-				out = append(out, abs)
-			}
+			add(abs)
 			continue
 		}
-		matches, err := glob(abs)
+		matches, err := glob(base, rel)
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", pat, err)
 		}
@@ -124,80 +130,83 @@ func ResolveInputs(root string, patterns []string) ([]string, error) {
 			return nil, fmt.Errorf("input %s matches no file", pat)
 		}
 		for _, m := range matches {
-			if !seen[m] {
-				seen[m] = true
-				out = append(out, m)
-			}
+			add(m)
 		}
 	}
 	sort.Strings(out)
 	return out, nil
 }
 
-// glob matches a slash pattern where ** stands for zero or more folders.
-func glob(pattern string) ([]string, error) {
-	if !strings.Contains(pattern, "**") {
-		ms, err := filepath.Glob(pattern)
-		var files []string
-		for _, m := range ms {
-			if fi, err := os.Stat(m); err == nil && !fi.IsDir() {
-				files = append(files, m)
+// glob returns the files under base whose slash path relative to base
+// matches pattern, where ** stands for zero or more folders. The walk starts
+// at the longest literal folder prefix of the pattern.
+func glob(base, pattern string) ([]string, error) {
+	segs := strings.Split(pattern, "/")
+	for _, s := range segs {
+		if s != "**" {
+			if _, err := path.Match(s, ""); err != nil {
+				return nil, err
 			}
 		}
-		return files, err
 	}
-	base, _, _ := strings.Cut(pattern, "**")
-	base = filepath.Dir(base + "x")
-	if _, err := path.Match(pattern, pattern); err != nil {
-		return nil, err
+	lit := 0
+	for lit < len(segs)-1 && !strings.ContainsAny(segs[lit], "*?[") {
+		lit++
+	}
+	start := filepath.Join(base, filepath.FromSlash(strings.Join(segs[:lit], "/")))
+	rest := segs[lit:]
+	deep := false
+	for _, s := range rest {
+		deep = deep || s == "**"
 	}
 	var out []string
-	err := filepath.WalkDir(base, func(p string, e fs.DirEntry, err error) error {
+	err := filepath.WalkDir(start, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
+			if p == start && errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipAll
+			}
 			return err
 		}
+		rel, _ := filepath.Rel(start, p)
+		rel = filepath.ToSlash(rel)
 		if e.IsDir() {
-			if e.Name() == ".kiln" || e.Name() == ".git" {
+			if p != start && (e.Name() == ".kiln" || e.Name() == ".git") {
+				return filepath.SkipDir
+			}
+			if !deep && rel != "." && strings.Count(rel, "/")+1 >= len(rest) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if matchDoubleStar(pattern, p) {
+		if matchSegments(rest, strings.Split(rel, "/")) {
 			out = append(out, p)
 		}
 		return nil
 	})
-	if os := err; os != nil && strings.Contains(os.Error(), "no such file") {
-		return nil, nil
-	}
 	return out, err
 }
 
-func matchDoubleStar(pattern, name string) bool {
-	pp := strings.Split(pattern, "/")
-	np := strings.Split(name, "/")
-	var match func(i, j int) bool
-	match = func(i, j int) bool {
-		for i < len(pp) {
-			if pp[i] == "**" {
-				for k := j; k <= len(np); k++ {
-					if match(i+1, k) {
-						return true
-					}
+// matchSegments matches path segments against pattern segments, where a
+// "**" segment matches zero or more path segments.
+func matchSegments(pp, np []string) bool {
+	for len(pp) > 0 {
+		if pp[0] == "**" {
+			for k := 0; k <= len(np); k++ {
+				if matchSegments(pp[1:], np[k:]) {
+					return true
 				}
-				return false
 			}
-			if j >= len(np) {
-				return false
-			}
-			if ok, _ := path.Match(pp[i], np[j]); !ok {
-				return false
-			}
-			i, j = i+1, j+1
+			return false
 		}
-		return j == len(np)
+		if len(np) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pp[0], np[0]); !ok {
+			return false
+		}
+		pp, np = pp[1:], np[1:]
 	}
-	return match(0, 0)
+	return len(np) == 0
 }
 
 func absUnder(root, p string) string {

@@ -54,10 +54,10 @@ func keyLines(in keyInputs) (*hash.Key, error) {
 		k.Add("attr", n+" "+s)
 	}
 	for _, l := range in.inputs {
-		k.Add("input", in.paths.normalise(l[0])+" "+l[1])
+		k.Add("input", EscapeSubject(in.paths.normalise(l[0]))+" "+l[1])
 	}
 	for _, l := range in.files {
-		k.Add("file", in.paths.normalise(l[0])+" "+l[1])
+		k.Add("file", EscapeSubject(in.paths.normalise(l[0]))+" "+l[1])
 	}
 	for _, l := range in.deps {
 		if l[1] == "" {
@@ -87,13 +87,55 @@ type pathNormaliser struct {
 }
 
 func (p pathNormaliser) normalise(s string) string {
-	if p.state != "" {
-		s = strings.ReplaceAll(s, p.state, "$KILN_STATE")
+	s = replaceFolder(s, p.state, "$KILN_STATE")
+	return replaceFolder(s, p.root, "$KILN_ROOT")
+}
+
+// replaceFolder replaces dir in s where it names that folder: followed by
+// a slash, the end, or a character that cannot continue a file name in
+// a command (so /a/pipe is replaced in /a/pipe/x and "/a/pipe", not in
+// /a/pipe-data).
+func replaceFolder(s, dir, with string) string {
+	if dir == "" || !strings.Contains(s, dir) {
+		return s
 	}
-	if p.root != "" {
-		s = strings.ReplaceAll(s, p.root, "$KILN_ROOT")
+	var b strings.Builder
+	for {
+		i := strings.Index(s, dir)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(dir)
+		if end == len(s) || !nameChar(s[end]) {
+			b.WriteString(s[:i])
+			b.WriteString(with)
+		} else {
+			b.WriteString(s[:end])
+		}
+		s = s[end:]
 	}
-	return s
+}
+
+func nameChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+}
+
+// EscapeSubject writes a path as one word of a key line: % and spaces are
+// percent-encoded.
+func EscapeSubject(s string) string {
+	if !strings.ContainsAny(s, "% ") {
+		return s
+	}
+	return strings.NewReplacer("%", "%25", " ", "%20").Replace(s)
+}
+
+// UnescapeSubject reverses EscapeSubject.
+func UnescapeSubject(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	return strings.NewReplacer("%20", " ", "%25", "%").Replace(s)
 }
 
 // canonical encodes a value as JSON with sorted keys, normalised paths, and

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
@@ -84,6 +83,17 @@ func (o *opened) plan(t *testing.T) map[string]plan.Action {
 // apply runs an Applier over the pipeline in dir and closes the state.
 func apply(t *testing.T, ctx context.Context, dir string, opts run.Options) *run.Result {
 	t.Helper()
+	res, err := prepareApply(t, dir, opts)(ctx)
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	return res
+}
+
+// prepareApply opens the pipeline and its state writer and returns the
+// apply, which may run on another goroutine.
+func prepareApply(t *testing.T, dir string, opts run.Options) func(context.Context) (*run.Result, error) {
+	t.Helper()
 	o := open(t, dir)
 	w, err := state.OpenWriter(o.pipeline.StateDir, o.state)
 	if err != nil {
@@ -94,14 +104,13 @@ func apply(t *testing.T, ctx context.Context, dir string, opts run.Options) *run
 		opts.Parallelism = 4
 	}
 	a := &run.Applier{Decider: o.decider, DAG: o.dag, Writer: w, Options: opts}
-	res, err := a.Apply(ctx)
-	if cerr := w.Close(); err == nil {
-		err = cerr
+	return func(ctx context.Context) (*run.Result, error) {
+		res, err := a.Apply(ctx)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		return res, err
 	}
-	if err != nil {
-		t.Fatalf("apply: %v", err)
-	}
-	return res
 }
 
 // outcomes maps each node to its outcome.
@@ -139,8 +148,6 @@ func (h *countingHooks) Finished(r run.NodeResult) {
 	}
 	h.finished[r.Addr.String()]++
 }
-
-func (h *countingHooks) Running(addr.Node, plan.Action, []plan.Reason) {}
 
 // waitFor polls until cond holds, failing the test after a generous limit.
 func waitFor(t *testing.T, what string, cond func() bool) {

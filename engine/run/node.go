@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,6 +154,11 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, r
 		return nil, 0, &DiagError{Diags: diags}
 	}
 	cfg, _ := ev.Config.UnmarkDeep()
+	unpinned := kind.Node{Addr: n.Addr, Config: cfg, Root: d.Pipeline.Root, Out: d.Pipeline.OutPath(n.Addr), State: d.Pipeline.StateDir}
+	cfg, err := d.PinConfig(n, cfg, d.Pins[n.Addr.String()])
+	if err != nil {
+		return nil, 0, fmt.Errorf("the pin in kiln.lock.hcl: %w; run kiln lock -update %s", err, n.Addr)
+	}
 	env := mergeEnv(baseEnv(), "KILN_OUT="+dir)
 	if tc := n.Meta.Toolchain; tc != nil {
 		if v, ok := a.vals.NodeValue(*tc); ok && v.Type().HasAttribute("env") {
@@ -196,7 +202,7 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, r
 		r, err := dec.Kind.Build(actx, b)
 		cancel()
 		if err == nil {
-			return r, attempts, nil
+			return keepPins(dec.Kind, &unpinned, r), attempts, nil
 		}
 		lastErr = err
 		if cause := context.Cause(actx); cause != nil && ctx.Err() == nil && !errors.Is(err, cause) {
@@ -235,8 +241,16 @@ func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start 
 	} else {
 		attrs[plan.AttrDigestBy] = "kind"
 	}
+	key, keyLines := dec.Key, dec.KeyLines
+	if pins := plan.RecordedPins(attrs); len(pins) > 0 && !maps.Equal(pins, d.Pins[n.Addr.String()]) {
+		// The build resolved a pin the lock did not hold: record the key
+		// of the pinned configuration, which the next plan computes.
+		if key, keyLines, err = d.Rekey(dec, a.vals, pins); err != nil {
+			return fmt.Errorf("the key with the resolved pins: %w", err)
+		}
+	}
 	rec := &state.Record{
-		Addr: n.Addr.String(), Kind: dec.Kind.Name(), Key: dec.Key, KeyLines: dec.KeyLines,
+		Addr: n.Addr.String(), Kind: dec.Kind.Name(), Key: key, KeyLines: keyLines,
 		Digest: digest, Entry: dec.Key, Outputs: outRecs, Attrs: attrs,
 		Started: start.UTC(), Duration: took, Resources: n.Meta.Resources,
 		Log: relPath(d.Pipeline.Root, logPath), Host: a.Options.Host, KilnVersion: a.Options.Version,
@@ -256,6 +270,31 @@ func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start 
 	value := d.ValueAfter(&plan.Decision{Node: n, Kind: dec.Kind, KindNode: dec.KindNode, Action: plan.Restore, Restore: rec})
 	a.vals.Set(n.Addr, value)
 	return nil
+}
+
+// keepPins records in r.Attrs the pins the build resolved, asked of the
+// kind with the configuration as it was before the lock's pins applied.
+func keepPins(k kind.Kind, unpinned *kind.Node, r *kind.Result) *kind.Result {
+	pk, ok := k.(kind.Pinner)
+	if !ok {
+		return r
+	}
+	if r == nil {
+		r = &kind.Result{}
+	}
+	pins := pk.Pins(unpinned, r)
+	if len(pins) == 0 {
+		return r
+	}
+	attrs := maps.Clone(r.Attrs)
+	if attrs == nil {
+		attrs = map[string]string{}
+	}
+	for name, v := range pins {
+		attrs[plan.AttrPinPrefix+name] = v
+	}
+	r.Attrs = attrs
+	return r
 }
 
 // recordFailure keeps the node's last good result and notes the failure.

@@ -69,17 +69,20 @@ func Command(cfg cty.Value) ([]string, error) {
 }
 
 // Outputs returns the in-place outputs a configuration declares.
-func Outputs(cfg cty.Value) []string {
+func Outputs(cfg cty.Value) ([]string, error) {
 	v := cfg.GetAttr("outputs")
 	if v.IsNull() {
-		return nil
+		return nil, nil
 	}
 	var out []string
 	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
+		i, e := it.Element()
+		if e.IsNull() {
+			return nil, fmt.Errorf("outputs[%s] is null: list paths only", i.AsBigFloat().String())
+		}
 		out = append(out, e.AsString())
 	}
-	return out
+	return out, nil
 }
 
 func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
@@ -100,10 +103,17 @@ func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 	env := append([]string(nil), b.Env...)
 	if v := b.Config.GetAttr("env"); !v.IsNull() {
 		for name, val := range v.AsValueMap() {
+			if val.IsNull() {
+				return nil, fmt.Errorf("env.%s is null: give it a value, or leave it out", name)
+			}
 			env = setEnv(env, name, val.AsString())
 		}
 	}
-	path, err := lookPath(argv[0], env)
+	outputs, err := Outputs(b.Config)
+	if err != nil {
+		return nil, err
+	}
+	path, err := lookPath(argv[0], dir, env)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +131,7 @@ func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 		}
 		return nil, err
 	}
-	return &kind.Result{Outputs: Outputs(b.Config)}, nil
+	return &kind.Result{Outputs: outputs}, nil
 }
 
 func setEnv(env []string, name, val string) []string {
@@ -135,13 +145,18 @@ func setEnv(env []string, name, val string) []string {
 	return append(env, prefix+val)
 }
 
-// lookPath finds a program on the PATH of env, not kiln's own.
-func lookPath(prog string, env []string) (string, error) {
+// lookPath finds a program on the PATH of env, not kiln's own; a relative
+// path with a slash is taken from dir, where the command runs.
+func lookPath(prog, dir string, env []string) (string, error) {
 	if strings.Contains(prog, "/") {
-		if _, err := os.Stat(prog); err != nil {
-			return "", fmt.Errorf("command %s not found: %w", prog, err)
+		p := prog
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
 		}
-		return prog, nil
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("command %s not found in %s: %w", prog, dir, err)
+		}
+		return p, nil
 	}
 	pathVar := ""
 	for _, kv := range env {

@@ -17,7 +17,8 @@ import (
 // config is a fetch block's decoded configuration.
 type config struct {
 	url          string
-	checksum     string // "sha256:hex" as written, or ""
+	checksum     string // "sha256:hex" as written or as locked, or ""
+	locked       bool   // checksum comes from the lock file, not the block
 	filename     string
 	extract      bool
 	maxBytes     int64 // 0: no limit
@@ -58,6 +59,10 @@ func decodeConfig(v cty.Value) (*config, error) {
 		filename:     str(v, "filename"),
 		stallTimeout: defaultStallTimeout,
 		headers:      map[string]string{},
+	}
+	if c.checksum == "" {
+		c.checksum = str(v, lockedChecksumAttr)
+		c.locked = c.checksum != ""
 	}
 	if ex := attr(v, "extract"); !ex.IsNull() {
 		c.extract = ex.True()
@@ -124,7 +129,7 @@ func (c *config) checkPlain() error {
 }
 
 func (c *config) decodeHuggingFace(hf cty.Value) error {
-	if c.url != "" || c.checksum != "" || c.filename != "" || c.extract {
+	if c.url != "" || (c.checksum != "" && !c.locked) || c.filename != "" || c.extract {
 		return errors.New("url, checksum, filename and extract apply to url downloads; a huggingface block is pinned by its revision — remove them or the huggingface block")
 	}
 	h := &hfConfig{

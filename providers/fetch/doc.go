@@ -3,7 +3,10 @@
 //
 // A url download must carry checksum = "sha256:HEX". Without one, the first
 // download's sha256 is recorded in Result.Attrs["checksum"] and the log says
-// loudly that the file was not verified and which line pins it. With
+// loudly that the file was not verified and which line pins it; the engine
+// keeps that checksum in kiln.lock.hcl (kind.Pinner) and hands it back as the
+// hidden attribute locked_checksum, so a later download that differs fails
+// saying it changed since it was locked and to run kiln lock -update. With
 // extract = true a .tar, .tar.gz/.tgz, .tar.xz/.txz or .zip is unpacked into
 // the output folder (path exports the folder) instead of stored as a file
 // (path exports out/filename). A huggingface block lists the repo with the

@@ -90,8 +90,11 @@ func (f *Fetch) Exports(n *kind.Node) map[string]cty.Value {
 		}
 		return out
 	}
-	if sum := attr(cfg, "checksum"); sum.IsKnown() && !sum.IsNull() {
-		out["checksum"] = sum
+	for _, name := range []string{"checksum", lockedChecksumAttr} {
+		if sum := attr(cfg, name); sum.IsKnown() && !sum.IsNull() {
+			out["checksum"] = sum
+			break
+		}
 	}
 	if p, ok := plainPath(n); ok {
 		out["path"] = cty.StringVal(p)

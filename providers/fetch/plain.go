@@ -37,6 +37,9 @@ func (f *Fetch) buildPlain(ctx context.Context, b *kind.Build, c *config) (*kind
 		want, _ := parseChecksum(c.checksum) // checked when decoding
 		if got != want {
 			p.discard()
+			if c.locked {
+				return nil, fmt.Errorf("checksum mismatch for %s: expected sha256:%s (locked in kiln.lock.hcl), got sha256:%s; the download changed since it was locked; run kiln lock -update %s to accept it", c.url, want, got, b.Addr)
+			}
 			return nil, fmt.Errorf("checksum mismatch for %s: expected sha256:%s, got sha256:%s; the download was deleted — if the file changed upstream on purpose, update checksum", c.url, want, got)
 		}
 	} else {

@@ -16,8 +16,11 @@
 // are fetched from the network, not the mirror.
 //
 // A url that is a relative local path is taken from the pipeline folder.
-// A ref (branch or tag) is resolved with git ls-remote at build time, and the
-// commit found is recorded in Result.Attrs["commit"] for the lock file.
+// A ref (branch or tag) is resolved with git ls-remote at build time (or by
+// kiln lock, through ResolvePins), and the commit found is recorded in
+// Result.Attrs["commit"]. As a kind.Pinner it is locked in kiln.lock.hcl with
+// the ref and url it came from; Pin sets commit and removes ref, so the key
+// names the commit and a moving branch changes nothing until the lock does.
 //
 // Patches are applied with git apply after checkout. HEAD and the real index
 // stay at the commit, so tools that check "git rev-parse HEAD" still see it.

@@ -1,0 +1,102 @@
+package review
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/render"
+	"github.com/kilnbuild/kiln/engine/state"
+)
+
+// estimate fills in the cost of rerunning every changed, added and
+// invalidated node of the new version s, from the last successful run of
+// each recorded in stateDir. A node weighs on a resource with what the new
+// version declares (resources = { npu = 8 }), or else with what its last
+// run held. A missing state folder means nothing ran yet.
+func (r *Report) estimate(s *side, stateDir string) error {
+	st, err := state.Load(stateDir)
+	if err != nil {
+		return fmt.Errorf("reading recorded durations for the cost estimate: %w", err)
+	}
+	rerun := map[string]bool{}
+	for _, c := range r.Changed {
+		rerun[c.Address] = true
+	}
+	for _, n := range r.Added {
+		rerun[n.Address] = true
+	}
+	for _, n := range r.Invalidated {
+		rerun[n.Address] = true
+	}
+	c := Cost{Unknown: []string{}, Hours: []ResourceHours{}, Nodes: []NodeCost{}}
+	hours := map[string]float64{}
+	for _, v := range s.dag.Graph.Order() {
+		n := s.dag.Nodes[v]
+		a := n.Addr.String()
+		if !rerun[a] {
+			continue
+		}
+		nc := NodeCost{Address: a, Resources: n.Meta.Resources}
+		rec := st.Records[a]
+		if len(nc.Resources) == 0 && rec != nil {
+			nc.Resources = rec.Resources
+		}
+		if !rec.Good() {
+			c.Unknown = append(c.Unknown, a)
+			c.Nodes = append(c.Nodes, nc)
+			continue
+		}
+		secs := rec.Duration.Seconds()
+		nc.Seconds = &secs
+		c.Seconds += secs
+		c.Known++
+		for res, amount := range nc.Resources {
+			hours[res] += secs / 3600 * float64(amount)
+		}
+		c.Nodes = append(c.Nodes, nc)
+	}
+	for _, res := range slices.Sorted(maps.Keys(hours)) {
+		c.Hours = append(c.Hours, ResourceHours{Resource: res, Hours: hours[res]})
+	}
+	r.Cost = c
+	return nil
+}
+
+// formatSeconds writes a duration as "2h 5m 3s", leaving out zero parts.
+func formatSeconds(s float64) string {
+	d := time.Duration(s * float64(time.Second)).Round(time.Second)
+	h, m, sec := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	var parts []string
+	if h > 0 {
+		parts = append(parts, fmt.Sprintf("%dh", h))
+	}
+	if m > 0 {
+		parts = append(parts, fmt.Sprintf("%dm", m))
+	}
+	if sec > 0 || len(parts) == 0 {
+		parts = append(parts, fmt.Sprintf("%ds", sec))
+	}
+	return strings.Join(parts, " ")
+}
+
+// formatHours writes resource-weighted hours as "NPU-hours 16.0".
+func formatHours(h ResourceHours) string {
+	return fmt.Sprintf("%s-hours %.1f", strings.ToUpper(h.Resource), h.Hours)
+}
+
+// formatResources writes a node's resources as "npu=8, mem=2".
+func formatResources(res map[string]int64) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(res)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, res[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func reasonJSON(r plan.Reason) render.ReasonJSON {
+	return render.ReasonJSON{Reason: r, Message: r.String()}
+}

@@ -1,0 +1,163 @@
+package review
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes the report as Markdown a CI job can post on a pull
+// request: a summary, a table of changed nodes with old and new values, the
+// added, removed and invalidated nodes, a cost table and a Mermaid graph of
+// the nodes that would rerun.
+func WriteMarkdown(w io.Writer, r *Report) {
+	var files []string
+	for _, f := range r.Files {
+		files = append(files, mdCode(f))
+	}
+	fmt.Fprintf(w, "### kiln diff: %s\n\n", strings.Join(files, ", "))
+	fmt.Fprintf(w, "%s → %s\n\n", mdRevision(r.Old), mdRevision(r.New))
+	if !r.HasChanges() {
+		fmt.Fprintln(w, "No changes: every node has the same configuration, inputs and dependencies at both revisions.")
+		writeUnresolvedMarkdown(w, r)
+		return
+	}
+	fmt.Fprintf(w, "**%s**", summaryLine(r))
+	if cost := costSentence(r); cost != "" {
+		fmt.Fprintf(w, " %s", cost)
+	}
+	fmt.Fprintln(w)
+	if len(r.Variables) > 0 {
+		fmt.Fprint(w, "\n#### Variables\n\n| variable | old | new |\n|---|---|---|\n")
+		for _, v := range r.Variables {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCode(v.Name), mdCode(v.Old), mdCode(v.New))
+		}
+	}
+	if len(r.Changed) > 0 {
+		fmt.Fprint(w, "\n#### Changed\n\n| node | change | old | new |\n|---|---|---|---|\n")
+		for _, c := range r.Changed {
+			for _, ch := range c.Changes {
+				what, old, cur := mdChange(ch.Kind, ch.Subject, ch.Message), "", ""
+				if ch.Old != "" || ch.New != "" {
+					old, cur = mdCode(ch.Old), mdCode(ch.New)
+				}
+				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdCode(c.Address), what, old, cur)
+			}
+		}
+	}
+	mdList(w, "Added", r.Added)
+	mdList(w, "Removed", r.Removed)
+	if len(r.Invalidated) > 0 {
+		fmt.Fprint(w, "\n#### Invalidated downstream\n\n")
+		for _, n := range r.Invalidated {
+			var up []string
+			for _, u := range n.Because {
+				up = append(up, mdCode(u))
+			}
+			fmt.Fprintf(w, "- %s, after %s\n", mdCode(n.Address), strings.Join(up, ", "))
+		}
+	}
+	writeUnresolvedMarkdown(w, r)
+	writeCostMarkdown(w, r)
+	if r.Graph != "" {
+		fmt.Fprintf(w, "\n<details><summary>Graph of the nodes to rerun (~ changed, + added, ? invalidated)</summary>\n\n```mermaid\n%s```\n\n</details>\n", r.Graph)
+	}
+}
+
+// costSentence sums up the estimate for the top of a pull-request comment.
+func costSentence(r *Report) string {
+	c := r.Cost
+	if r.Summary.Rerun == 0 {
+		return ""
+	}
+	if c.Known == 0 {
+		return "Estimated cost: unknown (no recorded runs)."
+	}
+	s := "Estimated cost: **" + formatSeconds(c.Seconds) + "**"
+	for _, h := range c.Hours {
+		s += ", " + formatHours(h)
+	}
+	if n := len(c.Unknown); n > 0 {
+		s += fmt.Sprintf(" (%d node%s never ran: not counted)", n, plural(n))
+	}
+	return s + "."
+}
+
+func writeUnresolvedMarkdown(w io.Writer, r *Report) {
+	if len(r.Unresolved) == 0 {
+		return
+	}
+	fmt.Fprint(w, "\n#### Not compared\n\n")
+	for _, u := range r.Unresolved {
+		fmt.Fprintf(w, "- %s at %s: %s\n", mdCode(u.Address), mdCode(u.Revision), mdText(u.Error))
+	}
+}
+
+func writeCostMarkdown(w io.Writer, r *Report) {
+	c := r.Cost
+	if len(c.Nodes) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n#### Estimated cost\n\nLast recorded durations in %s.\n\n| node | last run | resources |\n|---|---|---|\n", mdCode(c.State))
+	for _, n := range c.Nodes {
+		last := "never run"
+		if n.Seconds != nil {
+			last = formatSeconds(*n.Seconds)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", mdCode(n.Address), last, formatResources(n.Resources))
+	}
+	var hours []string
+	for _, h := range c.Hours {
+		hours = append(hours, formatHours(h))
+	}
+	fmt.Fprintf(w, "| **total** | **%s** (%d of %d known) | %s |\n", formatSeconds(c.Seconds), c.Known, len(c.Nodes), strings.Join(hours, ", "))
+}
+
+func mdList(w io.Writer, title string, nodes []Node) {
+	if len(nodes) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n#### %s\n\n", title)
+	for _, n := range nodes {
+		fmt.Fprintf(w, "- %s\n", mdCode(n.Address))
+	}
+}
+
+// mdChange names what changed in the table's change column.
+func mdChange(kind, subject, message string) string {
+	switch kind {
+	case "attribute":
+		return "attribute " + mdCode(subject)
+	case "input":
+		return "input " + mdCode(subject)
+	case "upstream":
+		return "upstream " + mdCode(subject)
+	}
+	return mdText(message)
+}
+
+func mdRevision(r Revision) string {
+	if r.WorkingTree {
+		return "the " + WorkingTreeName
+	}
+	if r.namedByCommit() {
+		return mdCode(shortCommit(r.Commit))
+	}
+	return mdCode(r.Name) + " (" + mdCode(shortCommit(r.Commit)) + ")"
+}
+
+// mdCode writes s as inline code that survives a table cell.
+func mdCode(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\n", " ")
+	if strings.Contains(s, "`") {
+		return "`` " + s + " ``"
+	}
+	return "`" + s + "`"
+}
+
+// mdText escapes text for a table cell or a list item.
+func mdText(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}

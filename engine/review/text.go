@@ -1,0 +1,124 @@
+package review
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fatih/color"
+)
+
+// WriteText writes the report for a terminal: one entry per node that
+// changes, is added, removed or invalidated, with what changed, then a
+// summary and the cost estimate. colour paints the symbols.
+func WriteText(w io.Writer, r *Report, colour bool) {
+	p := painter(colour)
+	fmt.Fprintf(w, "kiln diff %s: %s → %s\n\n", strings.Join(r.Files, ", "), r.Old.Label(), r.New.Label())
+	if !r.HasChanges() {
+		fmt.Fprintln(w, "No changes: every node has the same configuration, inputs and dependencies at both revisions.")
+		writeUnresolvedText(w, r, p)
+		return
+	}
+	for _, v := range r.Variables {
+		fmt.Fprintf(w, "variable %s changed: %s → %s\n", v.Name, v.Old, v.New)
+	}
+	if len(r.Variables) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, c := range r.Changed {
+		fmt.Fprintf(w, "%s %s (changed)\n", p(color.FgYellow, "~"), p(color.FgYellow, c.Address))
+		for _, ch := range c.Changes {
+			fmt.Fprintf(w, "    %s\n", ch.Message)
+		}
+	}
+	for _, n := range r.Added {
+		fmt.Fprintf(w, "%s %s (added)\n", p(color.FgGreen, "+"), p(color.FgGreen, n.Address))
+	}
+	for _, n := range r.Removed {
+		fmt.Fprintf(w, "%s %s (removed)\n", p(color.FgRed, "-"), p(color.FgRed, n.Address))
+	}
+	for _, n := range r.Invalidated {
+		fmt.Fprintf(w, "%s %s (invalidated)\n    %s\n", p(color.FgCyan, "?"), p(color.FgCyan, n.Address), becauseText(n.Because))
+	}
+	writeUnresolvedText(w, r, p)
+	fmt.Fprintf(w, "\n%s\n", summaryLine(r))
+	writeCostText(w, r)
+}
+
+func writeUnresolvedText(w io.Writer, r *Report, p func(color.Attribute, string) string) {
+	for _, u := range r.Unresolved {
+		fmt.Fprintf(w, "%s %s (not compared: cannot evaluate it at %s)\n    %s\n", p(color.FgMagenta, "!"), p(color.FgMagenta, u.Address), u.Revision, u.Error)
+	}
+}
+
+func writeCostText(w io.Writer, r *Report) {
+	c := r.Cost
+	if r.Summary.Rerun == 0 {
+		return
+	}
+	if c.Known == 0 {
+		fmt.Fprintf(w, "Estimated cost: unknown; none of the nodes to rerun has a recorded run in %s.\n", c.State)
+		return
+	}
+	line := fmt.Sprintf("Estimated cost: %s recorded for %d of %d node%s to rerun (state: %s)",
+		formatSeconds(c.Seconds), c.Known, len(c.Nodes), plural(len(c.Nodes)), c.State)
+	for _, h := range c.Hours {
+		line += "; " + formatHours(h)
+	}
+	fmt.Fprintln(w, line+".")
+	if len(c.Unknown) > 0 {
+		fmt.Fprintf(w, "Never run, so not in the estimate: %s.\n", strings.Join(c.Unknown, ", "))
+	}
+}
+
+// summaryLine counts the report: "3 nodes rerun: 1 changed, 1 added, 1
+// invalidated downstream; 1 removed."
+func summaryLine(r *Report) string {
+	s := r.Summary
+	var parts []string
+	for _, x := range []struct {
+		n    int
+		word string
+	}{{s.Changed, "changed"}, {s.Added, "added"}, {s.Invalidated, "invalidated downstream"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.word))
+		}
+	}
+	line := fmt.Sprintf("%d node%s to rerun", s.Rerun, plural(s.Rerun))
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	if s.Removed > 0 {
+		line += fmt.Sprintf("; %d removed", s.Removed)
+	}
+	if s.Unresolved > 0 {
+		line += fmt.Sprintf("; %d not compared", s.Unresolved)
+	}
+	return line + "."
+}
+
+// becauseText says which upstream nodes make an invalidated node rerun.
+func becauseText(up []string) string {
+	if len(up) == 1 {
+		return "upstream " + up[0] + " reruns"
+	}
+	return "upstream " + strings.Join(up, ", ") + " rerun"
+}
+
+func painter(on bool) func(color.Attribute, string) string {
+	return func(a color.Attribute, s string) string {
+		if !on {
+			return s
+		}
+		c := color.New(a, color.Bold)
+		c.EnableColor()
+		return c.Sprint(s)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,231 @@
+# retool-mini: the shape of ../../retool.hcl (verl's ReTool recipe on an
+# Ascend host) at CPU scale, offline, in about a minute.
+#
+#   source_repos ─┬─ git_repo.plugin ─┐
+#                 └──────────────────┴─ git_repo.verl (2 patches) ─┐
+#   wheel ── python_env.mini ─────────────────────────────────────┤
+#   service.files ── fetch.aime_2024 ─────────────────────────────┤
+#   sft_preprocess ── sft_train ── sft_merge ─────────────────────┼─ rl_train
+#   service.sandbox ── tool_config ───────────────────────────────┘
+#
+# Try: kiln plan, kiln apply, kiln explain exec.rl_train, and kiln destroy to
+# stop the two services. See README.md.
+
+variable "files_port" {
+  type        = number
+  default     = 18431
+  description = "Port of the local file server that fetch.aime_2024 downloads from (127.0.0.1 only)."
+}
+
+variable "sandbox_port" {
+  type        = number
+  default     = 18432
+  description = "Port of the code-execution sandbox (127.0.0.1 only)."
+}
+
+variable "python" {
+  type        = string
+  default     = "python3"
+  description = "The Python 3.8+ interpreter the environment is made from."
+}
+
+locals {
+  files_url   = "http://127.0.0.1:${var.files_port}"
+  sandbox_url = "http://127.0.0.1:${var.sandbox_port}"
+  # The stand-ins for verl's code run from the checkout, like verl's recipe/.
+  verl_env = {
+    PYTHONPATH              = git_repo.verl.out
+    PYTHONDONTWRITEBYTECODE = "1"
+  }
+}
+
+# ---------------------------------------------------------------- sources
+
+# Stands in for GitHub: two git repositories made from upstream/ and plugin/
+# with a fixed author, committer and date, so their commit SHAs are stable and
+# pinned below.
+exec "source_repos" {
+  inputs  = ["make_repo.sh", "upstream/**", "plugin/**"]
+  command = "sh make_repo.sh"
+}
+
+# Stands in for MindSpeed-RL: it carries patches for verl-mini.
+git_repo "plugin" {
+  url    = "${exec.source_repos.out}/plugin-mini"
+  commit = "9ad47e544419ae571051324918adc8bc1928ab14"
+}
+
+# Stands in for verl at d62da49. Both patches are applied at checkout, as
+# visible content-hashed steps, instead of by a plugin editing an installed
+# tree at run time: the agent loop's extra_info gets num_turns (the plugin's
+# patch, read from the plugin checkout), and compute_score gets **kwargs (a
+# patch kept in this folder). Without either, rl_train fails.
+git_repo "verl" {
+  url    = "${exec.source_repos.out}/verl-mini"
+  commit = "7c5892ef76e058d422c7e6a9bf4a7ace06ae54fd"
+  patches = [
+    "${git_repo.plugin.out}/patch/verl/agent_loop.patch",
+    "patches/retool.patch",
+  ]
+}
+
+# ---------------------------------------------------------------- environment
+
+# A local package, built into a wheel with the standard library only.
+exec "wheel" {
+  inputs  = ["build_wheel.py", "client/**"]
+  command = "${var.python} build_wheel.py client $KILN_OUT"
+}
+
+# One environment, offline: no index, only the local wheel. constraints
+# proves the pin after the install.
+python_env "mini" {
+  python   = var.python
+  no_index = true
+
+  install {
+    wheels = ["${exec.wheel.out}/*.whl"]
+  }
+
+  constraints = ["sandbox-client==0.1.0"]
+}
+
+# ---------------------------------------------------------------- data
+
+# Stands in for the Hugging Face hub: a file server bound to 127.0.0.1.
+service "files" {
+  command = ["python3", "-m", "http.server", "${var.files_port}", "--bind", "127.0.0.1", "--directory", "${path.root}/data"]
+  port    = var.files_port
+
+  ready {
+    url = "${local.files_url}/aime_2024.jsonl"
+  }
+}
+
+# The RL data set, pinned by checksum. The folder name keeps the last two
+# path elements ORG/NAME, which the recipe turns into data_source.
+fetch "aime_2024" {
+  depends_on = [service.files]
+  url        = "${local.files_url}/aime_2024.jsonl"
+  checksum   = "sha256:c68a2c425781d6cbf9f7e25d1490676ecc58d15905296c64b68d7d883391032b"
+}
+
+# ---------------------------------------------------------------- sandbox
+
+# Stands in for SandboxFusion: the same /v1/ping and /run_code API.
+service "sandbox" {
+  inputs  = ["sandbox.py"]
+  command = ["python3", "${path.root}/sandbox.py", "--port", "${var.sandbox_port}"]
+  url     = local.sandbox_url
+
+  ready {
+    url      = "${local.sandbox_url}/v1/ping"
+    contains = "pong"
+  }
+
+  check {
+    url     = "${local.sandbox_url}/run_code"
+    method  = "POST"
+    headers = { "Content-Type" = "application/json" }
+    body    = jsonencode({ code = "print(\"Hello, world!\")", language = "python" })
+    json = {
+      "status"                 = "Success"
+      "run_result.status"      = "Finished"
+      "run_result.stdout"      = "Hello, world!\n"
+      "run_result.return_code" = "0"
+    }
+  }
+}
+
+# The recipe's tool configuration names http://localhost:8080/run_code; this
+# copy names the sandbox this pipeline started.
+exec "tool_config" {
+  command = <<-EOT
+    ${var.python} -c '
+    import json, sys
+    cfg = json.load(open(sys.argv[1]))
+    cfg["tools"][0]["config"]["sandbox_fusion_url"] = sys.argv[2]
+    json.dump(cfg, open(sys.argv[3], "w"), indent=2, sort_keys=True)
+    ' ${git_repo.verl.out}/recipe/retool/tool_config.json ${local.sandbox_url}/run_code $KILN_OUT/tool_config.json
+  EOT
+}
+
+# ---------------------------------------------------------------- SFT
+
+# The preprocess reads recipe/retool/... and JoeYing/ReTool-SFT relative to
+# its working folder and writes ~/ReTool-SFT/data: it runs in a folder of
+# links inside its own output, with HOME = its own output.
+exec "sft_preprocess" {
+  inputs  = ["data/sft/train.jsonl"]
+  env     = merge(local.verl_env, { HOME = self.out })
+  command = <<-EOT
+    set -eu
+    work="$KILN_OUT/work"
+    mkdir -p "$work/recipe" "$work/JoeYing/ReTool-SFT"
+    ln -s ${git_repo.verl.out}/recipe/retool "$work/recipe/retool"
+    ln -s ${path.root}/data/sft/train.jsonl "$work/JoeYing/ReTool-SFT/train.jsonl"
+    cd "$work"
+    ${python_env.mini.out}/bin/python recipe/retool/sft_preprocess.py
+    rm -rf "$work"
+  EOT
+}
+
+# Resumable: an interrupted run continues from its latest checkpoint in the
+# same output folder.
+exec "sft_train" {
+  env           = local.verl_env
+  resources     = { cpu = 1 }
+  resumable     = true
+  deterministic = false
+  progress      = "step:(\\d+) - "
+  total         = 4
+  command       = <<-EOT
+    ${python_env.mini.out}/bin/python -m verl_mini.sft_trainer \
+      --train-file ${exec.sft_preprocess.out}/ReTool-SFT/data/train.jsonl \
+      --model ${path.root}/data/base-model.json \
+      --save-dir $KILN_OUT/checkpoint \
+      --batch-size 2 --epochs 2 --save-freq 3 --device cpu
+  EOT
+}
+
+# Merge the last checkpoint, whichever step it is.
+exec "sft_merge" {
+  env     = local.verl_env
+  command = <<-EOT
+    set -eu
+    ckpt=${exec.sft_train.out}/checkpoint
+    step=$(cat "$ckpt/latest_checkpointed_iteration.txt")
+    ${python_env.mini.out}/bin/python -m verl_mini.model_merger merge --backend fsdp \
+      --local_dir "$ckpt/global_step_$step" --target_dir $KILN_OUT/huggingface
+  EOT
+}
+
+# ---------------------------------------------------------------- RL
+
+# In the foreground, from the merged SFT model, with the sandbox running.
+exec "rl_train" {
+  depends_on    = [service.sandbox]
+  env           = local.verl_env
+  resources     = { cpu = 1 }
+  resumable     = true
+  deterministic = false
+  progress      = "step:(\\d+) - "
+  total         = 2
+  command       = <<-EOT
+    ${python_env.mini.out}/bin/python -m verl_mini.main_ppo \
+      --model-path ${exec.sft_merge.out}/huggingface \
+      --train-file ${fetch.aime_2024.out}/aime_2024.jsonl \
+      --tool-config ${exec.tool_config.out}/tool_config.json \
+      --reward-path ${git_repo.verl.out}/recipe/retool/retool.py \
+      --save-dir $KILN_OUT/checkpoint \
+      --batch-size 2 --epochs 1 --save-freq 1 --device cpu
+  EOT
+}
+
+output "rl_checkpoint" {
+  value = "${exec.rl_train.out}/checkpoint"
+}
+
+output "rollouts" {
+  value = "${exec.rl_train.out}/checkpoint/rollouts.jsonl"
+}

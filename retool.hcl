@@ -1,0 +1,678 @@
+# ReTool (arXiv 2504.11536) with verl on one Ascend A2 host with 8 NPUs:
+# GRPO with a code-interpreter tool, a rule-based reward and AIME 2024.
+#
+# This is the run book "ReTool on Ascend NPU" (MindSpeed-RL
+# verl_npu/docs/retool_zh.md) as a pipeline that works: every source and
+# data set pinned, and every step the run book gets wrong replaced by a
+# visible step whose comment says why. kiln plan shows what would run;
+# kiln plan -json names what this machine lacks (NPUs, CANN).
+#
+#   mindspeed_rl ─ verl (2 patches) ─ verl_wheel ─┐
+#   vllm ─ vllm_wheel, vllm_ascend ─ wheel ───────┴─ python_env.retool ─┐
+#   qwen, retool_sft ─ sft_preprocess ─ sft_train ─ sft_merge ─┐
+#   sandbox_fusion ─ ... ─ service.sandbox ─ tool_config ──────┼─ rl_train
+#   dapo_math_17k, aime_2024 ──────────────────────────────────┘
+#
+# The Ascend steps need toolchain.cann (vllm_ascend_wheel, sft_merge) and the
+# training steps host.a2 as well (sft_train, rl_train); the rest runs on any
+# Linux host with network.
+
+# ---------------------------------------------------------------- host paths
+
+variable "ascend_toolkit_home" {
+  type        = string
+  default     = "/usr/local/Ascend/ascend-toolkit"
+  description = "CANN toolkit folder: set_env.sh and latest/<arch>-linux/ascend_toolkit_install.info (CANN up to 8.3)."
+}
+
+variable "nnal_home" {
+  type        = string
+  default     = "/usr/local/Ascend/nnal"
+  description = "NNAL folder; atb/set_env.sh is sourced after the toolkit's."
+}
+
+variable "npu_smi" {
+  type        = string
+  default     = "npu-smi"
+  description = "npu-smi, by name on PATH or by path (some hosts have /usr/local/sbin/npu-smi)."
+}
+
+variable "driver_info" {
+  type        = string
+  default     = "/usr/local/Ascend/driver/version.info"
+  description = "The Ascend driver's version file."
+}
+
+variable "jemalloc" {
+  type        = string
+  default     = "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"
+  description = "libjemalloc preloaded by the RL run (apt install libjemalloc2; a source build puts it in /usr/local/lib)."
+}
+
+variable "python" {
+  type        = string
+  default     = "python3.10"
+  description = "Interpreter of the training environment (the run book's Python 3.10)."
+}
+
+variable "sandbox_python" {
+  type        = string
+  default     = "python3.11"
+  description = "Interpreter of the SandboxFusion server: its pyproject.toml and poetry.lock require ^3.11."
+}
+
+variable "sandbox_runtime_python" {
+  type        = string
+  default     = "python3.10"
+  description = "Interpreter that runs the code the model writes (SandboxFusion's install-python-runtime.sh uses 3.10)."
+}
+
+# ---------------------------------------------------------------- settings
+
+variable "soc_version" {
+  type        = string
+  default     = "ASCEND910B1"
+  description = "SOC_VERSION the vllm-ascend kernels are compiled for (A2 and A3 series)."
+}
+
+variable "sandbox_port" {
+  type        = number
+  default     = 8080
+  description = "Port of the SandboxFusion server, bound to 127.0.0.1."
+}
+
+variable "master_addr" {
+  type        = string
+  default     = "127.0.0.1"
+  description = "torchrun rendezvous address of the SFT run (one node)."
+}
+
+variable "master_port" {
+  type        = number
+  default     = 29500
+  description = "torchrun rendezvous port of the SFT run; the upstream script leaves it empty, which torchrun refuses."
+}
+
+variable "torch_extra_index" {
+  type        = string
+  default     = "https://download.pytorch.org/whl/cpu"
+  description = "Extra index for the CPU torch wheels torch-npu builds on (needed on x86_64)."
+}
+
+variable "hf_endpoint" {
+  type        = string
+  default     = "https://huggingface.co"
+  description = "Hugging Face hub or mirror the weights and data sets come from."
+}
+
+# Pin the real commit: replace this placeholder with the commit SHA of
+# JoeYing/ReTool-SFT shown under "History" on the hub before the first apply.
+variable "retool_sft_revision" {
+  type        = string
+  default     = "0000000000000000000000000000000000000000"
+  description = "Commit of the JoeYing/ReTool-SFT data set (placeholder: pin the real commit)."
+}
+
+# Pin the real commit: replace this placeholder with the commit SHA of
+# Maxwell-Jia/AIME_2024 shown under "History" on the hub before the first apply.
+variable "aime_2024_revision" {
+  type        = string
+  default     = "0000000000000000000000000000000000000000"
+  description = "Commit of the Maxwell-Jia/AIME_2024 data set (placeholder: pin the real commit)."
+}
+
+locals {
+  python      = "${python_env.retool.out}/bin/python"
+  sandbox_url = "http://127.0.0.1:${var.sandbox_port}"
+}
+
+# ---------------------------------------------------------------- machine
+
+host "a2" {
+  npu_smi     = var.npu_smi
+  driver_info = var.driver_info
+  cann_info   = "${var.ascend_toolkit_home}/latest/<arch>-linux/ascend_toolkit_install.info"
+
+  require {
+    npus = 8
+    cann = "8.3.RC1"
+  }
+}
+
+# CANN's environment, captured once. The run book sources only the toolkit;
+# vllm-ascend's docs and Dockerfile source NNAL/ATB too.
+toolchain "cann" {
+  setup = [
+    "${var.ascend_toolkit_home}/set_env.sh",
+    "${var.nnal_home}/atb/set_env.sh",
+  ]
+  version = "8.3.RC1"
+
+  probe {
+    file = "${var.ascend_toolkit_home}/latest/<arch>-linux/ascend_toolkit_install.info"
+    key  = "version"
+  }
+}
+
+# ---------------------------------------------------------------- sources
+
+# MindSpeed-RL at the commit that added the ReTool run book, its RL script
+# and the two verl patches ("support retool on npu").
+git_repo "mindspeed_rl" {
+  url    = "https://github.com/Ascend/MindSpeed-RL.git"
+  commit = "679b564f6c3517632cc7869c687f2e08f068f78a"
+}
+
+# verl v0.6.1. Without MindSpeed-RL's two patches the RL step fails on this
+# commit: the agent loop's reward manager calls compute_score with
+# reward_router_address= and reward_model_tokenizer=, which the recipe's
+# compute_score does not take (TypeError; retool.patch adds **merged_kwargs),
+# and the reward reads extra_info["num_turns"], which the agent loop never
+# sets (KeyError; agent_loop.patch sets it before compute_score.remote). The
+# run book leaves them to the verl_npu plugin, which patches the installed
+# tree at import time; here they are applied at checkout, read from the
+# MindSpeed-RL checkout above, and their contents enter verl's digest.
+git_repo "verl" {
+  url    = "https://github.com/volcengine/verl.git"
+  commit = "d62da4950573d7a4b7ef2362337952e7ab59e78d"
+  patches = [
+    "${git_repo.mindspeed_rl.out}/verl_npu/verl_npu/patch/verl/d62da4950/retool.patch",
+    "${git_repo.mindspeed_rl.out}/verl_npu/verl_npu/patch/verl/d62da4950/agent_loop.patch",
+  ]
+}
+
+# vLLM v0.11.0 (MindSpeed-RL installs this commit as vllm 0.11.0).
+git_repo "vllm" {
+  url    = "https://github.com/vllm-project/vllm.git"
+  commit = "b8b302cde434df8c9289a2b465406b47ebab1c2d"
+}
+
+# vllm-ascend, branch v0.11.0-dev.
+git_repo "vllm_ascend" {
+  url    = "https://github.com/vllm-project/vllm-ascend.git"
+  commit = "ceadc2788da2a3d726d644e27aeaef14c6966405"
+}
+
+# What vllm-ascend's build needs, pinned as in its pyproject.toml: its
+# setup.py finds torch_npu with "python3 -m pip show torch-npu" and pybind11
+# and cmake on PATH, which pip's isolated build environment does not
+# provide, so the build uses this environment with --no-build-isolation (as
+# vllm-ascend's installation guide advises when torch-npu versions conflict).
+python_env "vllm_ascend_build" {
+  python           = var.python
+  extra_index_urls = [var.torch_extra_index]
+
+  install {
+    packages = [
+      "torch==2.7.1", "torch-npu==2.7.1", "numpy==1.26.4", "cmake>=3.26", "pybind11", "setuptools>=64",
+      "setuptools-scm>=8", "wheel", "packaging", "pyyaml", "decorator", "einops", "scipy",
+    ]
+  }
+
+  constraints = ["torch==2.7.1", "torch-npu==2.7.1"]
+}
+
+# vllm-ascend built once into a wheel with its custom kernels: verl's async
+# vLLM server always enables sleep mode, which needs them
+# (COMPILE_CUSTOM_KERNELS=1). setup.py writes _build_info.py, .deps and
+# build/ into its source tree, so the build runs in a copy and the checkout
+# stays as git_repo verified it. The toolkit's devlib (libascend_hal.so) is
+# on the library path at build time, as in vllm-ascend's Dockerfile.
+exec "vllm_ascend_wheel" {
+  toolchain = toolchain.cann
+  env = {
+    COMPILE_CUSTOM_KERNELS = "1"
+    SOC_VERSION            = var.soc_version
+  }
+  command = <<-EOT
+    set -eu
+    export PATH="${python_env.vllm_ascend_build.out}/bin:$PATH"
+    export LD_LIBRARY_PATH="$${LD_LIBRARY_PATH:-}:${var.ascend_toolkit_home}/latest/$(uname -m)-linux/devlib"
+    cp -a ${git_repo.vllm_ascend.out}/. "$KILN_OUT/src"
+    python3 -m pip wheel --no-deps --no-build-isolation --wheel-dir "$KILN_OUT/dist" "$KILN_OUT/src"
+    rm -rf "$KILN_OUT/src"
+  EOT
+}
+
+# Wheels of vLLM without device code (VLLM_TARGET_DEVICE=empty) and of the
+# patched verl, each built in a copy: their setup.py files write build/,
+# *.egg-info and vllm/_version.py into the source tree, and the checkouts
+# must stay as git_repo verified them (recipe/ runs from verl's). git_repo
+# fetches the commit without tags, so setuptools-scm would number vLLM
+# 0.1.dev1; vllm-ascend compares vLLM's version (vllm_version_is), hence the
+# pretend version. vLLM's build dependencies (torch 2.8.0, which the run
+# book's requirements/build.txt installs over torch 2.7.1) stay in pip's
+# isolated build environment.
+exec "vllm_wheel" {
+  env = {
+    VLLM_TARGET_DEVICE             = "empty"
+    SETUPTOOLS_SCM_PRETEND_VERSION = "0.11.0"
+  }
+  command = <<-EOT
+    set -eu
+    cp -a ${git_repo.vllm.out}/. "$KILN_OUT/src"
+    ${var.python} -m pip wheel --no-deps --extra-index-url ${var.torch_extra_index} \
+      --wheel-dir "$KILN_OUT/dist" "$KILN_OUT/src"
+    rm -rf "$KILN_OUT/src"
+  EOT
+}
+
+exec "verl_wheel" {
+  command = <<-EOT
+    set -eu
+    cp -a ${git_repo.verl.out}/. "$KILN_OUT/src"
+    ${var.python} -m pip wheel --no-deps --wheel-dir "$KILN_OUT/dist" "$KILN_OUT/src"
+    rm -rf "$KILN_OUT/src"
+  EOT
+}
+
+# ---------------------------------------------------------------- training environment
+
+# One environment for SFT, merge and RL, with consistent pins. The run book's
+# order fights itself: verl's requirements-npu.txt pins torchvision==0.20.1
+# (which pulls torch 2.5.1), transformers==4.52.4 and ray==2.46.0; vLLM's
+# requirements/build.txt installs torch 2.8.0; vllm-ascend wants torch 2.7.1,
+# transformers<=4.57.1 and (dev) ray>=2.47.1; the last install wins. Here the
+# torch stack comes first and every later step repeats its pins, so no
+# resolver can move it, and constraints prove the result.
+python_env "retool" {
+  python           = var.python
+  extra_index_urls = [var.torch_extra_index]
+
+  install {
+    packages = ["torch==2.7.1", "torch-npu==2.7.1", "torchvision==0.22.1", "numpy==1.26.4"]
+  }
+
+  install {
+    wheels   = ["${exec.vllm_wheel.out}/dist/*.whl"]
+    packages = ["torch==2.7.1", "numpy==1.26.4"]
+  }
+
+  install {
+    wheels   = ["${exec.vllm_ascend_wheel.out}/dist/*.whl"]
+    packages = ["torch==2.7.1", "torch-npu==2.7.1"]
+  }
+
+  # verl's requirements-npu.txt at d62da49, with three pins changed:
+  # torchvision 0.20.1 -> 0.22.1 (matches torch 2.7.1), transformers
+  # 4.52.4 -> 4.57.1 (the newest vllm-ascend accepts), ray 2.46.0 -> 2.47.1
+  # (what vllm-ascend asks for; verl needs >=2.41).
+  install {
+    packages = [
+      "accelerate", "codetiming", "datasets", "dill", "hydra-core", "numpy==1.26.4", "pandas",
+      "peft>=0.15.2", "pyarrow>=15.0.0", "pybind11", "pylatexenc", "tensordict>=0.8.0,<=0.10.0,!=0.9.0",
+      "transformers==4.57.1", "ray==2.47.1", "wandb", "mathruler", "torchdata", "einops", "qwen_vl_utils",
+      "torchvision==0.22.1", "torch==2.7.1", "torch-npu==2.7.1",
+    ]
+  }
+
+  # verl itself, patched, not editable: the environment's digest covers it.
+  install {
+    wheels  = ["${exec.verl_wheel.out}/dist/*.whl"]
+    no_deps = true
+  }
+
+  constraints = [
+    "torch==2.7.1", "torch-npu==2.7.1", "torchvision==0.22.1", "numpy<2", "transformers==4.57.1",
+    "ray==2.47.1", "verl==0.6.1", "vllm==0.11.0", "vllm-ascend",
+  ]
+  # The device-less vLLM build and verl (installed without its dependencies)
+  # can declare requirements that do not apply on Ascend; constraints above
+  # are the pins that must hold, so pip check only warns.
+  pip_check = "warn"
+}
+
+# ---------------------------------------------------------------- sandbox
+
+# SandboxFusion before upstream renamed its Makefile targets (make run-online
+# is gone on main since 7af6baef). The server runs uvicorn directly below.
+git_repo "sandbox_fusion" {
+  url     = "https://github.com/bytedance/SandboxFusion.git"
+  commit  = "5e37f71a5f61bd7dddd1fa867b5cb7be01a1bbb6"
+  patches = ["patches/sandboxfusion-runtime-venv.patch"]
+}
+
+# The run book edits pyproject.toml for Python 3.10 and runs poetry lock,
+# which re-resolves every dependency. Python 3.11 satisfies the project as
+# published, and poetry export turns its poetry.lock into exact pins.
+python_env "poetry" {
+  python = var.sandbox_python
+
+  install {
+    packages = ["poetry==1.8.5", "poetry-plugin-export==1.8.0"]
+  }
+}
+
+exec "sandbox_requirements" {
+  dir = git_repo.sandbox_fusion.out
+  env = {
+    POETRY_VIRTUALENVS_CREATE = "false"
+    POETRY_NO_INTERACTION     = "1"
+  }
+  command = "${python_env.poetry.out}/bin/poetry export --format requirements.txt --without-hashes --output $KILN_OUT/requirements.txt"
+}
+
+python_env "sandbox" {
+  python = var.sandbox_python
+
+  install {
+    requirements = ["${exec.sandbox_requirements.out}/requirements.txt"]
+  }
+}
+
+# The Python that runs the model's code, from the runtime's requirements,
+# without install-python-runtime.sh: that script removes ~/.condarc, sets a
+# global pip index and needs a conda env named sandbox-runtime.
+python_env "sandbox_runtime" {
+  python = var.sandbox_runtime_python
+
+  install {
+    requirements = ["${git_repo.sandbox_fusion.out}/runtime/python/requirements.txt"]
+    extra_args   = ["--ignore-requires-python"]
+  }
+
+  pip_check = "warn"
+}
+
+# The NLTK data install-python-runtime.sh downloads.
+exec "sandbox_nltk_data" {
+  command = "${python_env.sandbox_runtime.out}/bin/python -m nltk.downloader -d $KILN_OUT punkt stopwords"
+}
+
+# The server mounts docs/build as static files and fails at startup without
+# it. The tree is copied so that docs/build is made here, not in the checkout.
+exec "sandbox_tree" {
+  command = <<-EOT
+    set -eu
+    cp -a ${git_repo.sandbox_fusion.out}/. "$KILN_OUT/"
+    rm -rf "$KILN_OUT/.git"
+    mkdir -p "$KILN_OUT/docs/build"
+  EOT
+}
+
+# The code sandbox, bound to 127.0.0.1. The readiness probe is SandboxFusion's
+# health check; the post-start check is the run book's quick check.
+service "sandbox" {
+  dir     = exec.sandbox_tree.out
+  command = ["${python_env.sandbox.out}/bin/uvicorn", "sandbox.server.server:app", "--host", "127.0.0.1", "--port", "${var.sandbox_port}"]
+  url     = local.sandbox_url
+  port    = var.sandbox_port
+  env = {
+    SANDBOX_CONFIG      = "local"
+    SANDBOX_RUNTIME_BIN = "${python_env.sandbox_runtime.out}/bin"
+    NLTK_DATA           = exec.sandbox_nltk_data.out
+  }
+
+  ready {
+    url      = "${local.sandbox_url}/v1/ping"
+    contains = "pong"
+    timeout  = "120s"
+  }
+
+  check {
+    url     = "${local.sandbox_url}/run_code"
+    method  = "POST"
+    headers = { "Content-Type" = "application/json" }
+    body    = jsonencode({ code = "print(\"Hello, world!\")", language = "python" })
+    json = {
+      "status"                 = "Success"
+      "run_result.status"      = "Finished"
+      "run_result.return_code" = "0"
+      "run_result.stdout"      = "Hello, world!\n"
+    }
+  }
+}
+
+# The recipe's tool configuration hard-codes http://localhost:8080/run_code;
+# this copy names the sandbox above, and fails if the line was not found.
+exec "tool_config" {
+  command = <<-EOT
+    set -eu
+    sed 's#http://localhost:8080/run_code#${local.sandbox_url}/run_code#' \
+      ${git_repo.verl.out}/recipe/retool/sandbox_fusion_tool_config.yaml > "$KILN_OUT/sandbox_fusion_tool_config.yaml"
+    grep -q '${local.sandbox_url}/run_code' "$KILN_OUT/sandbox_fusion_tool_config.yaml"
+  EOT
+}
+
+# ---------------------------------------------------------------- weights and data
+
+# Each lands in OUT/ORG/NAME: the recipe derives data_source from the last two
+# path elements, and only Maxwell-Jia/AIME_2024 gets the AIME mapping.
+fetch "qwen2_5_7b_instruct" {
+  huggingface {
+    repo     = "Qwen/Qwen2.5-7B-Instruct"
+    revision = "a09a35458c702b33eeacc393d103063234e8bc28"
+    endpoint = var.hf_endpoint
+  }
+}
+
+# The run book has the preprocess download it at run time; here it is
+# pinned and fetched like the rest.
+fetch "retool_sft" {
+  huggingface {
+    repo     = "JoeYing/ReTool-SFT"
+    kind     = "dataset"
+    revision = var.retool_sft_revision
+    endpoint = var.hf_endpoint
+  }
+}
+
+fetch "dapo_math_17k" {
+  huggingface {
+    repo     = "BytedTsinghua-SIA/DAPO-Math-17k"
+    kind     = "dataset"
+    revision = "65877096c24ffa7abc4e4fa5edb95cf3413a5674"
+    endpoint = var.hf_endpoint
+  }
+}
+
+fetch "aime_2024" {
+  huggingface {
+    repo     = "Maxwell-Jia/AIME_2024"
+    kind     = "dataset"
+    revision = var.aime_2024_revision
+    endpoint = var.hf_endpoint
+  }
+}
+
+# ---------------------------------------------------------------- SFT
+
+# verl's preprocess reads recipe/retool/sandbox_fusion_tool_config.yaml
+# relative to its working folder, loads "JoeYing/ReTool-SFT" (a local folder
+# of that name comes before the hub) and writes ~/ReTool-SFT/data. It runs in
+# a folder of links inside its own output, offline, with HOME = its output,
+# so the parquet file lands in this node's output and nowhere else.
+exec "sft_preprocess" {
+  env = {
+    HOME                = self.out
+    HF_HOME             = "${self.out}/.cache/huggingface"
+    HF_DATASETS_OFFLINE = "1"
+    HF_HUB_OFFLINE      = "1"
+  }
+  command = <<-EOT
+    set -eu
+    work="$KILN_OUT/work"
+    mkdir -p "$work/recipe" "$work/JoeYing"
+    ln -s ${git_repo.verl.out}/recipe/retool "$work/recipe/retool"
+    ln -s ${fetch.retool_sft.out}/JoeYing/ReTool-SFT "$work/JoeYing/ReTool-SFT"
+    cd "$work"
+    ${local.python} recipe/retool/retool_sft_preprocess.py
+    cd "$KILN_OUT"
+    rm -rf "$work" "$KILN_OUT/.cache"
+    test -s "$KILN_OUT/ReTool-SFT/data/train-00000-of-00001.parquet"
+  EOT
+}
+
+# recipe/retool/run_qwen2_7b_sft.sh as a step, with what it lacks on Ascend:
+# trainer.device=npu (the default is cuda at this commit), a master address
+# and port (empty upstream), the data path the preprocess really writes
+# (upstream reads $DATA_ROOT/dataset/wuxibin/ReTool-SFT/...), console logging
+# only (wandb needs a login). 2000 rows, batch 32, sp 4 on 8 NPUs: 62 steps an
+# epoch, 372 in 6 epochs. Resumable: an interrupted run continues from its
+# last checkpoint in the same output folder (trainer.resume_mode=auto). It
+# runs in its output folder because Hydra writes outputs/ where it runs.
+exec "sft_train" {
+  host          = host.a2
+  toolchain     = toolchain.cann
+  resources     = { npu = 8 }
+  resumable     = true
+  deterministic = false
+  progress      = "step:(\\d+) - "
+  total         = 372
+  env = {
+    PYTHONPATH = git_repo.verl.out
+    WANDB_MODE = "disabled"
+  }
+  command = <<-EOT
+    set -eu
+    cd "$KILN_OUT"
+    data=${exec.sft_preprocess.out}/ReTool-SFT/data/train-00000-of-00001.parquet
+    ${python_env.retool.out}/bin/torchrun --nnodes=1 --nproc_per_node=8 \
+      --master-addr=${var.master_addr} --master-port=${var.master_port} --node-rank=0 \
+      -m verl.trainer.fsdp_sft_trainer \
+      data.train_files=$data data.val_files=$data \
+      data.max_length=16384 data.train_batch_size=32 \
+      data.multiturn.enable=true data.multiturn.messages_key=messages data.multiturn.tools_key=tools \
+      data.micro_batch_size_per_gpu=4 \
+      model.partial_pretrain=${fetch.qwen2_5_7b_instruct.out}/Qwen/Qwen2.5-7B-Instruct \
+      model.strategy=fsdp \
+      trainer.default_local_dir=$KILN_OUT/checkpoint \
+      trainer.project_name=retool-sft trainer.experiment_name=qwen2.5-7b-instruct \
+      trainer.logger='["console"]' trainer.total_epochs=6 trainer.save_freq=62 \
+      trainer.resume_mode=auto trainer.device=npu \
+      ulysses_sequence_parallel_size=4 use_remove_padding=true
+  EOT
+}
+
+# Merge the last checkpoint, read from latest_checkpointed_iteration.txt
+# (372 with the settings above, but not assumed). The run book writes the
+# merged model into the checkpoint's own huggingface/ folder; here it goes to
+# this node's output and the checkpoint stays as training left it.
+exec "sft_merge" {
+  toolchain = toolchain.cann
+  env       = { PYTHONPATH = git_repo.verl.out }
+  command   = <<-EOT
+    set -eu
+    ckpt=${exec.sft_train.out}/checkpoint
+    step=$(cat "$ckpt/latest_checkpointed_iteration.txt")
+    ${local.python} -m verl.model_merger merge --backend fsdp \
+      --local_dir "$ckpt/global_step_$step" --target_dir "$KILN_OUT/huggingface"
+  EOT
+}
+
+# ---------------------------------------------------------------- RL
+
+# MindSpeed-RL's tests/verl_examples/retool/run_qwen2_7b_dapo_npu.sh as a
+# step. That script ends with "> $LOG_FILE 2>&1 &": it backgrounds training
+# and exits 0 at once. Here training runs in the foreground, its output in
+# kiln's log, and the model is the merged SFT checkpoint (the script's
+# $HDFS_ROOT/checkpoint is not where the merge writes). The recipe's files
+# and the tool configuration are given by absolute paths, and recipe/ is on
+# PYTHONPATH for the tool class recipe.retool.retool.CustomSandboxFusionTool.
+# With 1.7M DAPO rows the single epoch does not end on its own; stop it with
+# Ctrl-C and apply again to resume from the last checkpoint.
+exec "rl_train" {
+  host          = host.a2
+  toolchain     = toolchain.cann
+  resources     = { npu = 8 }
+  depends_on    = [service.sandbox]
+  resumable     = true
+  deterministic = false
+  progress      = "step:(\\d+) - "
+  env = {
+    PYTHONPATH                      = git_repo.verl.out
+    VLLM_USE_V1                     = "1"
+    TORCHDYNAMO_DISABLE             = "1"
+    VLLM_ASCEND_ENABLE_NZ           = "0"
+    TASK_QUEUE_ENABLE               = "1"
+    VLLM_ENABLE_GRAPH_MODE          = "1"
+    HCCL_OP_EXPANSION_MODE          = "AIV"
+    VLLM_ASCEND_ENABLE_MLP_OPTIMIZE = "1"
+    LD_PRELOAD                      = var.jemalloc
+  }
+  command = <<-EOT
+    set -eu
+    cd "$KILN_OUT"
+    recipe=${git_repo.verl.out}/recipe/retool
+    ${local.python} -m verl.trainer.main_ppo \
+      algorithm.adv_estimator=grpo \
+      algorithm.use_kl_in_reward=False \
+      algorithm.kl_ctrl.kl_coef=0.0 \
+      data.train_files="['${fetch.dapo_math_17k.out}/BytedTsinghua-SIA/DAPO-Math-17k']" \
+      data.val_files="['${fetch.aime_2024.out}/Maxwell-Jia/AIME_2024']" \
+      data.return_raw_chat=True \
+      data.train_batch_size=32 \
+      data.max_prompt_length=2048 \
+      data.max_response_length=20480 \
+      data.filter_overlong_prompts=True \
+      data.truncation='error' \
+      data.custom_cls.path=$recipe/retool.py \
+      data.custom_cls.name=CustomRLHFDataset \
+      custom_reward_function.path=$recipe/retool.py \
+      custom_reward_function.name=compute_score \
+      actor_rollout_ref.model.path=${exec.sft_merge.out}/huggingface \
+      actor_rollout_ref.model.use_remove_padding=True \
+      actor_rollout_ref.model.enable_gradient_checkpointing=True \
+      actor_rollout_ref.actor.use_kl_loss=False \
+      actor_rollout_ref.actor.kl_loss_coef=0.0 \
+      actor_rollout_ref.actor.clip_ratio_low=0.2 \
+      actor_rollout_ref.actor.clip_ratio_high=0.28 \
+      actor_rollout_ref.actor.clip_ratio_c=10.0 \
+      actor_rollout_ref.actor.optim.lr=1e-6 \
+      actor_rollout_ref.actor.use_dynamic_bsz=True \
+      actor_rollout_ref.actor.ppo_mini_batch_size=16 \
+      actor_rollout_ref.actor.ppo_max_token_len_per_gpu=22528 \
+      actor_rollout_ref.actor.ulysses_sequence_parallel_size=4 \
+      actor_rollout_ref.actor.fsdp_config.param_offload=True \
+      actor_rollout_ref.actor.fsdp_config.optimizer_offload=True \
+      actor_rollout_ref.actor.entropy_from_logits_with_chunking=True \
+      actor_rollout_ref.actor.entropy_checkpointing=True \
+      actor_rollout_ref.actor.use_torch_compile=False \
+      actor_rollout_ref.ref.log_prob_max_token_len_per_gpu=90112 \
+      actor_rollout_ref.ref.entropy_from_logits_with_chunking=True \
+      actor_rollout_ref.ref.entropy_checkpointing=True \
+      actor_rollout_ref.ref.use_torch_compile=False \
+      actor_rollout_ref.rollout.max_num_batched_tokens=22528 \
+      actor_rollout_ref.rollout.name=vllm \
+      actor_rollout_ref.rollout.mode=async \
+      actor_rollout_ref.rollout.max_num_seqs=1024 \
+      actor_rollout_ref.rollout.tensor_model_parallel_size=2 \
+      actor_rollout_ref.rollout.multi_turn.enable=True \
+      actor_rollout_ref.rollout.multi_turn.max_user_turns=16 \
+      actor_rollout_ref.rollout.multi_turn.max_assistant_turns=16 \
+      actor_rollout_ref.rollout.multi_turn.tool_config_path=${exec.tool_config.out}/sandbox_fusion_tool_config.yaml \
+      actor_rollout_ref.rollout.multi_turn.format=hermes \
+      actor_rollout_ref.rollout.gpu_memory_utilization=0.9 \
+      actor_rollout_ref.rollout.n=16 \
+      actor_rollout_ref.rollout.val_kwargs.top_p=0.6 \
+      actor_rollout_ref.rollout.val_kwargs.temperature=1.0 \
+      actor_rollout_ref.rollout.val_kwargs.n=30 \
+      actor_rollout_ref.rollout.enable_chunked_prefill=True \
+      actor_rollout_ref.rollout.enforce_eager=False \
+      trainer.logger="['console']" \
+      trainer.project_name=retool \
+      trainer.experiment_name=qwen2.5-7b_dapo \
+      trainer.n_gpus_per_node=8 \
+      trainer.val_before_train=False \
+      trainer.log_val_generations=20 \
+      trainer.nnodes=1 \
+      trainer.save_freq=100 \
+      trainer.default_local_dir=$KILN_OUT/checkpoint \
+      trainer.resume_mode=auto \
+      trainer.test_freq=20 \
+      trainer.device=npu \
+      trainer.total_epochs=1
+  EOT
+}
+
+output "sft_model" {
+  value = "${exec.sft_merge.out}/huggingface"
+}
+
+output "rl_checkpoints" {
+  value = "${exec.rl_train.out}/checkpoint"
+}
+
+output "sandbox_url" {
+  value = local.sandbox_url
+}
