@@ -20,8 +20,9 @@ type Destroyed struct {
 }
 
 // Destroy stops the services among the named nodes (all services when none
-// is named) and forgets the named nodes' records and stable paths. Results
-// stay in the store, so applying again restores them until kiln gc.
+// is named) and forgets the other named nodes' records and stable paths.
+// Results stay in the store, so applying again restores them until kiln gc;
+// a stopped service keeps its record, and the next plan starts it again.
 func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroyed, error) {
 	dir := w.Pipeline.StateDir
 	host, _ := os.Hostname()
@@ -68,7 +69,9 @@ func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroy
 				}
 			}
 		}
-		if d.Err == nil {
+		// A stopped service keeps its record, so the next plan says it is
+		// down and starts it again; other nodes are forgotten.
+		if d.Err == nil && !d.Stopped {
 			_ = w.Store.Unlink(a.FileName())
 			d.Err = writer.Forget(r.Addr)
 		}

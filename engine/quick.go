@@ -5,6 +5,7 @@ import (
 	"encoding/gob"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,7 +31,7 @@ import (
 // results (services, hosts, toolchains, git checkouts, Python environments)
 // and nodes with always_run take the full path every time.
 
-const quickFormat = "kiln-noop-1"
+const quickFormat = "kiln-noop-2"
 
 type quickCert struct {
 	Format  string
@@ -49,7 +50,15 @@ type quickNode struct {
 	Entry   string
 	Digest  string
 	Inputs  []quickFile
+	Globs   []quickGlob
 	Outputs []string
+}
+
+// quickGlob is an input pattern and the files it matched: a new file that
+// matches must be noticed, not only a changed one.
+type quickGlob struct {
+	Pattern string
+	Matches []string
 }
 
 func quickPath(stateDir string) string { return filepath.Join(stateDir, "cache", "noop") }
@@ -170,6 +179,12 @@ func checkQuickNode(n quickNode, root string, store *state.Store, stat *hash.Sta
 	if key, ok := store.Linked(n.Link); !ok || key != n.Entry {
 		return false
 	}
+	for _, g := range n.Globs {
+		got, err := plan.ResolveInputs(root, []string{g.Pattern})
+		if err != nil || !slices.Equal(got, g.Matches) {
+			return false
+		}
+	}
 	for _, in := range n.Inputs {
 		if d, err := digestAny(in.Path, stat); err != nil || d != in.Digest {
 			return false
@@ -246,6 +261,22 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 			return nil, false
 		}
 		qn := quickNode{Link: n.Addr.FileName(), Entry: r.Entry, Digest: r.Digest}
+		if n.Meta.HasInputs {
+			ev, diags := p.Evaluate(n, plan.NewValues(), plan.SelfOutPlaceholder)
+			if diags.HasErrors() {
+				return nil, false
+			}
+			for _, pat := range ev.Inputs {
+				if !strings.ContainsAny(pat, "*?[") {
+					continue
+				}
+				m, err := plan.ResolveInputs(p.Root, []string{pat})
+				if err != nil {
+					return nil, false
+				}
+				qn.Globs = append(qn.Globs, quickGlob{Pattern: pat, Matches: m})
+			}
+		}
 		for _, o := range r.Outputs {
 			op := o.Path
 			if !filepath.IsAbs(op) {
