@@ -13,6 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -72,6 +73,12 @@ func quickConfigDigest(files []string, o Options) string {
 			return ""
 		}
 		lines = append(lines, "file "+f+" "+hash.Bytes(b).String())
+	}
+	// The lock file pins what nodes resolve: a changed lock changes keys.
+	if len(files) > 0 {
+		if b, err := os.ReadFile(lockfile.Path(filepath.Dir(files[0]))); err == nil {
+			lines = append(lines, "lock "+hash.Bytes(b).String())
+		}
 	}
 	for _, f := range o.VarFiles {
 		b, err := os.ReadFile(f)

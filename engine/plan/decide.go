@@ -108,16 +108,17 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	return dec
 }
 
-// upstreamBlocked reports a host or toolchain the node uses that cannot be
-// used on this machine.
+// upstreamBlocked reports an upstream node that cannot run on this machine
+// (a host without the NPUs it requires, a missing toolchain, or a node that
+// needs one of those): the node cannot run either.
 func (d *Decider) upstreamBlocked(n *config.Node, vals config.Values) string {
-	for _, a := range []*addr.Node{n.Meta.Host, n.Meta.Toolchain} {
-		if a == nil {
-			continue
-		}
-		if v, ok := vals.NodeValue(*a); ok && v.Type().IsObjectType() && v.Type().HasAttribute("blocked") {
+	for _, a := range n.Deps {
+		if v, ok := vals.NodeValue(a); ok && v.Type().IsObjectType() && v.Type().HasAttribute("blocked") {
 			if b := v.GetAttr("blocked"); b.IsKnown() && !b.IsNull() && b.AsString() != "" {
-				return a.String() + " is unavailable"
+				if a.Kind == "host" || a.Kind == "toolchain" {
+					return b.AsString()
+				}
+				return "needs " + a.String() + ", which cannot run here"
 			}
 		}
 	}
@@ -173,7 +174,7 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 		return
 	}
 	if !service {
-		if r := d.Records.Stored(dec.Key); r != nil {
+		if r := d.Records.Stored(dec.Key); r != nil && d.restorable(r) {
 			dec.Action, dec.Restore = Restore, r
 			dec.Reasons = []Reason{{Kind: "restore"}}
 			if rec.Good() {
@@ -333,4 +334,16 @@ func RecordedPins(attrs map[string]string) map[string]string {
 		}
 	}
 	return out
+}
+
+// restorable reports whether a stored result can be put back without
+// running: always for results in the store alone; for results with
+// in-place outputs, only while those still hold what the result made
+// (kiln keeps no copy of them).
+func (d *Decider) restorable(r *state.Record) bool {
+	if len(r.Outputs) == 0 || r.Attrs[AttrDigestBy] == "kind" {
+		return true
+	}
+	got, _, err := OutputDigest(d.Store, d.Pipeline.Root, r.Entry, outputPaths(d.Pipeline.Root, r.Outputs), d.Stat)
+	return err == nil && got == r.Digest
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -80,9 +81,13 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 	unlock := st.LockKey(dec.Key)
 	defer unlock()
 	service := dec.Kind.Name() == "service"
-	if dec.Action == plan.Rebuild || dec.Action == plan.Create {
-		// Another node with the same key may have finished meanwhile.
-		if stored := d.Records.Stored(dec.Key); stored != nil && !service && !n.Meta.AlwaysRun && !d.Replace[n.Addr] {
+	if dec.Action == plan.Rebuild || dec.Action == plan.Create || dec.Action == plan.Repair {
+		// Another node with the same key may have built, or repaired, the
+		// entry meanwhile; restore verifies the stored digest, so a result
+		// that is still drifted is rebuilt below.
+		stored := d.Records.Stored(dec.Key)
+		repairable := dec.Action != plan.Repair || stored != nil && stored.Attrs[plan.AttrDigestBy] != "kind"
+		if stored != nil && repairable && !service && !n.Meta.AlwaysRun && !d.Replace[n.Addr] {
 			dec.Restore = stored
 			if a.restore(dec) == nil {
 				a.vals.Set(n.Addr, d.ValueAfter(&plan.Decision{Node: n, Kind: dec.Kind, KindNode: dec.KindNode, Action: plan.Restore, Restore: stored}))
@@ -194,6 +199,13 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, r
 		attempts++
 		if attempt > 0 {
 			fmt.Fprintf(log, "kiln: attempt %d of %d after: %v\n", attempt+1, n.Meta.Retries+1, lastErr)
+			// A retry starts afresh, so the result does not depend on what a
+			// failed attempt left; a resumable node keeps its work.
+			if !n.Meta.Resumable {
+				if err := emptyDir(dir); err != nil {
+					return nil, attempts, err
+				}
+			}
 		}
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		if n.Meta.Timeout > 0 {
@@ -334,3 +346,24 @@ func relPath(root, p string) string {
 }
 
 var _ = os.Getpid
+
+// emptyDir removes everything inside dir, keeping dir.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				_ = os.Chmod(q, 0o755)
+			}
+			return nil
+		})
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/lockfile"
+	"github.com/kilnbuild/kiln/engine/run"
+	"github.com/kilnbuild/kiln/engine/state"
+)
+
+func (w *Workspace) lockPath() string { return lockfile.Path(w.Pipeline.Root) }
+
+// loadLock reads kiln.lock.hcl. A broken lock stops the command with
+// diagnostics that point at its line; it is never rewritten.
+func (w *Workspace) loadLock() hcl.Diagnostics {
+	f, hf, diags := lockfile.Load(w.lockPath())
+	if diags.HasErrors() {
+		if hf != nil {
+			w.Pipeline.Files[w.lockPath()] = hf // so the diagnostics show the line
+		}
+		return diags
+	}
+	w.Lock = f
+	return nil
+}
+
+// recordLock writes what an apply left up to date into kiln.lock.hcl: the
+// node entries and resolved pins of nodes built, restored or found up to
+// date. Entries of nodes that left the configuration are dropped (not after
+// a -target apply); the rest are kept.
+func (w *Workspace) recordLock(res *run.Result) error {
+	lf := w.Lock.Clone()
+	for _, n := range res.Nodes {
+		switch n.Outcome {
+		case run.Built, run.Restored, run.UpToDate, run.Started:
+			lf.Record(w.State.Records[n.Addr.String()])
+		}
+	}
+	if len(w.opts.Targets) == 0 {
+		lf.Retain(func(s string) bool {
+			a, err := addr.Parse(s)
+			return err == nil && w.Pipeline.Node(a) != nil
+		})
+	}
+	if err := lf.Write(w.lockPath()); err != nil {
+		return fmt.Errorf("updating %s: %w", lockfile.FileName, err)
+	}
+	w.Lock = lf
+	return nil
+}
+
+// hold takes the apply lock for a command that must not run beside an
+// apply, and reloads the state and the lock under it.
+func (w *Workspace) hold(command string) (release func(), err error) {
+	dir := w.Pipeline.StateDir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	l, err := state.AcquireLock(dir, state.Holder{PID: os.Getpid(), Host: host, Started: time.Now().UTC(), Command: command})
+	if err != nil {
+		return nil, err
+	}
+	if err := w.loadState(); err != nil {
+		l.Release()
+		return nil, err
+	}
+	if d := w.loadLock(); d.HasErrors() {
+		l.Release()
+		return nil, d
+	}
+	w.Decider.State, w.Decider.Store, w.Decider.Records, w.Decider.Stat, w.Decider.Pins = w.State, w.Store, w.Records, w.Stat, w.Lock.Pins
+	return func() { l.Release() }, nil
+}
+
+// matchNodes resolves addresses a user typed; a block address stands for
+// all its instances.
+func (w *Workspace) matchNodes(list []addr.Node) (map[addr.Node]bool, error) {
+	out := map[addr.Node]bool{}
+	for _, a := range list {
+		found := false
+		for _, n := range w.Pipeline.Nodes {
+			if n.Addr == a || !a.Key.Set && n.Addr.Block() == a {
+				out[n.Addr], found = true, true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no node %s in the pipeline%s", a, didYouMean(a.String(), nodeNames(w.Pipeline)))
+		}
+	}
+	return out, nil
+}
+
+func nodeNames(p *config.Pipeline) []string {
+	var names []string
+	for _, n := range p.Nodes {
+		names = append(names, n.Addr.String())
+	}
+	return names
+}
+
+// LockOptions tune kiln lock.
+type LockOptions struct {
+	Update    []addr.Node // drop and re-resolve the pins of these nodes
+	UpdateAll bool        // drop and re-resolve every pin
+	Command   string      // the command line, recorded as the lock holder
+}
+
+// LockPins resolves the pipeline's pins without building (see
+// lockfile.Resolve) and writes kiln.lock.hcl, under the apply lock.
+func (w *Workspace) LockPins(ctx context.Context, o LockOptions) ([]lockfile.Resolution, error) {
+	update, err := w.matchNodes(o.Update)
+	if err != nil {
+		return nil, err
+	}
+	release, err := w.hold(o.Command)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	lf := w.Lock.Clone()
+	res := lockfile.Resolve(ctx, w.Pipeline, lf, func(a addr.Node) bool { return o.UpdateAll || update[a] }, os.Environ())
+	if err := lf.Write(w.lockPath()); err != nil {
+		return res, fmt.Errorf("writing %s: %w", lockfile.FileName, err)
+	}
+	_ = os.Remove(quickPath(w.Pipeline.StateDir)) // the pins changed under it
+	w.Lock = lf
+	return res, nil
+}
+
+// Check rebuilds the named nodes (default: every built node) into scratch
+// folders under .kiln/check and compares their digests with the lock's, or
+// the state's (see run.Applier.Check). It holds the apply lock and writes
+// nothing to the store, the state or the lock.
+func (w *Workspace) Check(ctx context.Context, nodes []addr.Node, command string) ([]run.CheckResult, error) {
+	named, err := w.matchNodes(nodes)
+	if err != nil {
+		return nil, err
+	}
+	release, err := w.hold(command)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	pl, diags := w.Decider.Make(ctx, w.DAG, w.Scope)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	locked := map[string]run.Checked{}
+	for a, n := range w.Lock.Nodes {
+		locked[a] = run.Checked{Key: n.Key, Digest: n.Digest}
+	}
+	host, _ := os.Hostname()
+	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Options: run.Options{Host: host, Version: Version}}
+	return a.Check(ctx, pl, run.CheckOptions{Named: named, Locked: locked, Dir: filepath.Join(w.Pipeline.StateDir, "check")}), nil
+}
