@@ -112,14 +112,24 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 // (a host without the NPUs it requires, a missing toolchain, or a node that
 // needs one of those): the node cannot run either.
 func (d *Decider) upstreamBlocked(n *config.Node, vals config.Values) string {
-	for _, a := range n.Deps {
+	blocked := func(a addr.Node) string {
 		if v, ok := vals.NodeValue(a); ok && v.Type().IsObjectType() && v.Type().HasAttribute("blocked") {
-			if b := v.GetAttr("blocked"); b.IsKnown() && !b.IsNull() && b.AsString() != "" {
-				if a.Kind == "host" || a.Kind == "toolchain" {
-					return b.AsString()
-				}
-				return "needs " + a.String() + ", which cannot run here"
+			if b := v.GetAttr("blocked"); b.IsKnown() && !b.IsNull() {
+				return b.AsString()
 			}
+		}
+		return ""
+	}
+	for _, a := range []*addr.Node{n.Meta.Host, n.Meta.Toolchain} {
+		if a != nil {
+			if why := blocked(*a); why != "" {
+				return a.String() + ": " + why
+			}
+		}
+	}
+	for _, a := range n.Deps {
+		if blocked(a) != "" {
+			return "needs " + a.String() + ", which cannot run here"
 		}
 	}
 	return ""
