@@ -10,7 +10,10 @@
 #   SEED=1       picks each node's upstream nodes
 #   OUT=bench/out/nN   scratch folder for the three trees and the results
 #   BIN=/tmp/kiln-bench where kiln and the generator are built
-#   PROFILE=1    also profile a no-op plan in-process (bench/cmd/profile)
+#   CLEAN=move   how a full build starts from clean: move the old outputs
+#                aside and delete them after the last measurement (move), or
+#                delete them just before the build (rm; see bench/README.md)
+#   PROFILE=1    also profile a plan in-process (bench/cmd/profile)
 set -euo pipefail
 
 N=${1:-10000}
@@ -19,6 +22,7 @@ FULL_REPS=${FULL_REPS:-3}
 JOBS=${JOBS:-2}
 LAYERS=${LAYERS:-0}
 SEED=${SEED:-1}
+CLEAN=${CLEAN:-move}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$ROOT/bench/out/n$N}
 BIN=${BIN:-/tmp/kiln-bench}
@@ -26,6 +30,7 @@ BIN=${BIN:-/tmp/kiln-bench}
 die() { echo "bench: $*" >&2; exit 1; }
 
 [[ $N =~ ^[1-9][0-9]*$ ]] || die "N must be a whole number of nodes, e.g. bench/run.sh 1000"
+[[ $CLEAN == move || $CLEAN == rm ]] || die "CLEAN must be move or rm"
 for v in REPS FULL_REPS JOBS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a whole number, 1 or more"
 done
@@ -54,7 +59,11 @@ echo "building kiln and the generator from $ROOT ..."
 KILN=$BIN/kiln
 COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 
-rm -rf "$OUT/kiln" "$OUT/make" "$OUT/ninja"
+TRASH=$OUT/trash
+mkdir -p "$TRASH"
+for d in kiln make ninja; do
+	[[ -e $OUT/$d ]] && mv "$OUT/$d" "$(mktemp -d "$TRASH/old.XXXXXX")/"
+done
 "$BIN/gen" -n "$N" -layers "$LAYERS" -seed "$SEED" -out "$OUT" | tee "$OUT/dag.txt"
 
 SAMPLES=$OUT/samples.tsv
@@ -77,12 +86,27 @@ measure() {
 	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$tool" "$run" "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.4f", b - a}')" "$rss" >>"$SAMPLES"
 }
 
+# clean TOOL removes what a build of TOOL left. Deleting tens of thousands
+# of files just before a build slows the build's own file creation on some
+# file systems (ext4 without a journal checks every recently deleted inode),
+# so by default the old outputs are moved aside and deleted at the end.
 clean() {
+	local paths
 	case $1 in
-	kiln) rm -rf "$OUT/kiln/.kiln" ;;
-	make) rm -rf "$OUT/make/build" ;;
-	ninja) rm -rf "$OUT/ninja/build" "$OUT/ninja/.ninja_log" "$OUT/ninja/.ninja_deps" ;;
+	kiln) paths=("$OUT/kiln/.kiln") ;;
+	make) paths=("$OUT/make/build") ;;
+	ninja) paths=("$OUT/ninja/build" "$OUT/ninja/.ninja_log" "$OUT/ninja/.ninja_deps") ;;
 	esac
+	if [[ $CLEAN == rm ]]; then
+		rm -rf "${paths[@]}"
+		return
+	fi
+	local dest
+	dest=$(mktemp -d "$TRASH/$1.XXXXXX")
+	for p in "${paths[@]}"; do
+		[[ -e $p ]] && mv "$p" "$dest/"
+	done
+	return 0
 }
 
 full() {
@@ -128,6 +152,23 @@ for ((r = 1; r <= REPS; r++)); do
 	measure noop make "$r" "$OUT/make" make -j"$JOBS"
 	measure noop ninja "$r" "$OUT/ninja" ninja -j"$JOBS"
 done
+
+# After an edit: one source file changes in every tree, and each tool says
+# what it would do (kiln plan takes its full path; make -n and ninja -n are
+# dry runs). Informational: the issue sets no target for it.
+# The source edited is the one the first node of layer 1 reads, so that the
+# edit has dependents.
+EDITED=$(grep -o -m1 'exec\.n_0_[0-9]*\.out' "$OUT/kiln/pipeline.hcl" | head -1 | cut -d. -f2 || true)
+EDITED=src/${EDITED:-n_0_0}.txt
+for d in kiln make ninja; do
+	echo "edited for the benchmark" >>"$OUT/$d/$EDITED"
+done
+for ((r = 1; r <= REPS; r++)); do
+	echo "after an edit $r/$REPS"
+	measure edit-plan kiln "$r" "$OUT/kiln" "$KILN" plan
+	measure edit make "$r" "$OUT/make" make -n -j"$JOBS"
+	measure edit ninja "$r" "$OUT/ninja" ninja -n -j"$JOBS"
+done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # The table: medians, ratios and the targets of the issue.
@@ -151,6 +192,7 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 	END {
 		kf = med(t, "full" SUBSEP "kiln"); mf = med(t, "full" SUBSEP "make"); nf = med(t, "full" SUBSEP "ninja")
 		kp = med(t, "noop-plan" SUBSEP "kiln"); ka = med(t, "noop-apply" SUBSEP "kiln")
+		ke = med(t, "edit-plan" SUBSEP "kiln"); me = med(t, "edit" SUBSEP "make"); ne = med(t, "edit" SUBSEP "ninja")
 		mn = med(t, "noop" SUBSEP "make"); nn = med(t, "noop" SUBSEP "ninja")
 		kfm = med(m, "full" SUBSEP "kiln") / 1024; kpm = med(m, "noop-plan" SUBSEP "kiln") / 1024
 		kam = med(m, "noop-apply" SUBSEP "kiln") / 1024
@@ -162,12 +204,14 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 		printf f, "full build from clean (s)", sprintf("%.3f", kf), sprintf("%.3f", mf), sprintf("%.3f", nf), ratio(kf, mf), ratio(kf, nf), "<= 1.3x ninja: " verdict(kf <= 1.3 * nf)
 		printf f, "no-op plan (s)", sprintf("%.3f", kp), sprintf("%.3f", mn), sprintf("%.3f", nn), ratio(kp, mn), ratio(kp, nn), "<= 5x ninja, < 0.3 s: " verdict(kp <= 5 * nn && kp < 0.3)
 		printf f, "no-op apply (s)", sprintf("%.3f", ka), sprintf("%.3f", mn), sprintf("%.3f", nn), ratio(ka, mn), ratio(ka, nn), ""
+		printf f, "plan after 1 edit (s)", sprintf("%.3f", ke), sprintf("%.3f", me), sprintf("%.3f", ne), ratio(ke, me), ratio(ke, ne), "(none; make -n, ninja -n)"
 		printf f, "peak RSS, full build (MB)", sprintf("%.0f", kfm), sprintf("%.0f", mfm), sprintf("%.0f", nfm), ratio(kfm, mfm), ratio(kfm, nfm), "< 500 MB: " verdict(kfm < 500)
 		printf f, "peak RSS, no-op plan (MB)", sprintf("%.0f", kpm), sprintf("%.0f", mnm), sprintf("%.0f", nnm), ratio(kpm, mnm), ratio(kpm, nnm), "< 500 MB: " verdict(kpm < 500)
 		printf f, "peak RSS, no-op apply (MB)", sprintf("%.0f", kam), sprintf("%.0f", mnm), sprintf("%.0f", nnm), ratio(kam, mnm), ratio(kam, nnm), ""
 	}' "$SAMPLES"
 	echo
-	echo "make and ninja columns of the no-op rows: make -j$JOBS and ninja -j$JOBS with nothing to do."
+	echo "No-op rows: make -j$JOBS and ninja -j$JOBS with nothing to do. Edit row: $EDITED appended to, then"
+	echo "kiln plan (its full path), make -n and ninja -n (dry runs). Full builds start clean (CLEAN=$CLEAN)."
 	echo "Peak RSS is the largest process of the run (/usr/bin/time -v); for make and ninja that may be a child."
 	echo "All samples (seconds): $SAMPLES"
 	awk -F'\t' 'NR > 1 { s[$1 " " $2] = s[$1 " " $2] " " $4 } END { for (k in s) printf "  %-18s%s\n", k, s[k] }' "$SAMPLES" | sort
@@ -175,11 +219,13 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
 if [[ ${PROFILE:-} == 1 ]]; then
 	echo
-	echo "profiling a no-op plan in-process (bench/cmd/profile) ..."
+	echo "profiling kiln plan in-process after the edit (bench/cmd/profile) ..."
 	(cd "$ROOT" && go build -o "$BIN/profile" ./bench/cmd/profile)
 	"$BIN/profile" -count "$REPS" -cpuprofile "$OUT/plan.cpu.pprof" -memprofile "$OUT/plan.mem.pprof" "$OUT/kiln"
-	go tool pprof -top -cum -nodecount 400 "$BIN/profile" "$OUT/plan.cpu.pprof" 2>/dev/null |
-		grep -E 'kilnbuild|^ *flat|hclparse' | head -30
+	go tool pprof -top -cum -nodecount 400 "$BIN/profile" "$OUT/plan.cpu.pprof" 2>/dev/null >"$OUT/plan.cpu.txt" || true
+	grep -E 'kilnbuild|^ *flat|hclparse' "$OUT/plan.cpu.txt" | head -30 || true
 	echo "profiles: $OUT/plan.cpu.pprof (CPU), $OUT/plan.mem.pprof (heap; -sample_index=alloc_space for allocations)"
 fi
 rm -f "$OUT/time.txt"
+echo "deleting the outputs moved aside ($TRASH) ..."
+rm -rf "$TRASH"

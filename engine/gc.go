@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/hash"
-	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -54,7 +53,6 @@ func GC(dir string, o GCOptions) (*GCReport, error) {
 		}
 	}
 	store := state.OpenStore(dir)
-	records := plan.OpenRecords(dir, store)
 	rep := &GCReport{}
 	entries, err := store.Entries()
 	if err != nil {
@@ -68,10 +66,7 @@ func GC(dir string, o GCOptions) (*GCReport, error) {
 		if o.DryRun {
 			return nil
 		}
-		if err := store.Remove(key); err != nil {
-			return err
-		}
-		return records.Remove(key)
+		return store.Remove(key)
 	}
 	for _, e := range entries {
 		if inUse[e.Key] || (o.OlderThan > 0 && e.Created.After(cutoff)) {

@@ -48,7 +48,11 @@ func runLogs(c *cli, args []string) int {
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "kiln logs: no log for %s yet (%s): it has not run\n", a, file)
+		if _, prevErr := os.Stat(file + ".1"); prevErr == nil && !*prev {
+			fmt.Fprintf(c.stdout, "The latest run of %s printed nothing; kiln logs -previous %s shows the run before.\n", a, a)
+			return 0
+		}
+		fmt.Fprintf(c.stderr, "kiln logs: no log for %s (%s): it has not run, or printed nothing\n", a, file)
 		return 1
 	}
 	defer f.Close()

@@ -12,6 +12,10 @@ import (
 	"github.com/zclconf/go-cty/cty/gocty"
 )
 
+// maxInstances bounds count and for_each: a pipeline is a plan a person
+// reviews, and a typo like count = 1e9 must fail fast, not exhaust memory.
+const maxInstances = 1_000_000
+
 // expand turns blocks into node instances, resolves their dependencies and
 // evaluates their meta-arguments.
 func (p *Pipeline) expand() hcl.Diagnostics {
@@ -90,8 +94,8 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 		if v.ContainsMarked() {
 			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: "count must not use sensitive values.", Subject: b.Count.Range().Ptr()}}
 		}
-		if err := gocty.FromCtyValue(v, &n); err != nil || n < 0 {
-			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: "count must be a whole number, zero or more, known when the pipeline loads.", Subject: b.Count.Range().Ptr()}}
+		if err := gocty.FromCtyValue(v, &n); err != nil || n < 0 || n > maxInstances {
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: "count must be a whole number from 0 to 1,000,000, known when the pipeline loads.", Subject: b.Count.Range().Ptr()}}
 		}
 		nodes := make([]*Node, n)
 		for i := range nodes {

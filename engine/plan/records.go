@@ -1,9 +1,6 @@
 package plan
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/kilnbuild/kiln/engine/hash"
@@ -16,72 +13,40 @@ import (
 // engine hashing its output folder.
 const AttrDigestBy = "kiln.digest_by"
 
-// Records keeps the full record of every stored result beside the store,
-// under .kiln/records/KEY.json, so a revert restores a result with all it
-// knew (attributes, outputs, exports), not only its files.
+// Records finds the full record of a stored result, kept in its store
+// entry's metadata, so a revert restores a result with all it knew
+// (attributes, outputs, exports), not only its files. It caches what it
+// read; it is safe for concurrent use.
 type Records struct {
-	dir   string
 	store *state.Store
 	mu    sync.Mutex
 	cache map[string]*state.Record
 }
 
-// OpenRecords returns the record side-store of a state folder.
+// OpenRecords returns the records of a state folder's store.
 func OpenRecords(stateDir string, store *state.Store) *Records {
-	return &Records{dir: filepath.Join(stateDir, "records"), store: store, cache: map[string]*state.Record{}}
-}
-
-// Save keeps r as the record of the store entry r.Key.
-func (rs *Records) Save(r *state.Record) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(rs.dir, 0o755); err != nil {
-		return err
-	}
-	// Not fsynced: a lost record only costs a restore becoming a rebuild.
-	if err := state.ReplaceFile(filepath.Join(rs.dir, r.Key+".json"), b, 0o644); err != nil {
-		return err
-	}
-	rs.mu.Lock()
-	rs.cache[r.Key] = r
-	rs.mu.Unlock()
-	return nil
+	return &Records{store: store, cache: map[string]*state.Record{}}
 }
 
 // Stored returns the record of a complete store entry with this key, or nil.
 func (rs *Records) Stored(key string) *state.Record {
-	if _, ok := rs.store.Meta(key); !ok {
-		return nil
-	}
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if r, ok := rs.cache[key]; ok {
-		return r
-	}
-	b, err := os.ReadFile(filepath.Join(rs.dir, key+".json"))
-	if err != nil {
-		return nil
-	}
-	var r state.Record
-	if json.Unmarshal(b, &r) != nil || r.Key != key {
-		return nil
-	}
-	rs.cache[key] = &r
-	return &r
-}
-
-// Remove forgets the record of a store entry.
-func (rs *Records) Remove(key string) error {
-	rs.mu.Lock()
-	delete(rs.cache, key)
+	r, ok := rs.cache[key]
 	rs.mu.Unlock()
-	err := os.Remove(filepath.Join(rs.dir, key+".json"))
-	if os.IsNotExist(err) {
+	if ok {
+		if _, complete := rs.store.Meta(key); complete {
+			return r
+		}
 		return nil
 	}
-	return err
+	m, ok := rs.store.Meta(key)
+	if !ok || m.Record == nil || m.Record.Key != key {
+		return nil
+	}
+	rs.mu.Lock()
+	rs.cache[key] = m.Record
+	rs.mu.Unlock()
+	return m.Record
 }
 
 // KindRecord is the view of a record that kinds see.

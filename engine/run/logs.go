@@ -15,10 +15,14 @@ func LogPath(stateDir string, a addr.Node) string {
 }
 
 // nodeLog is a node's log file, which also hands each complete line to a
-// hook and keeps the last lines for the failure report.
+// hook and keeps the last lines for the failure report. The file is created
+// at the first byte written: most nodes of a large pipeline print nothing,
+// and an empty file per node is a cost on every apply.
 type nodeLog struct {
 	mu   sync.Mutex
+	path string
 	f    *os.File
+	err  error
 	buf  []byte
 	tail []string
 	line func(string)
@@ -31,17 +35,21 @@ func openLog(path string, line func(string)) (*nodeLog, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	_ = os.Rename(path, path+".1")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
+	if _, err := os.Lstat(path); err == nil {
+		_ = os.Rename(path, path+".1")
 	}
-	return &nodeLog{f: f, line: line}, nil
+	return &nodeLog{path: path, line: line}, nil
 }
 
 func (l *nodeLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.f == nil && l.err == nil {
+		l.f, l.err = os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
 	n, err := l.f.Write(p)
 	l.buf = append(l.buf, p...)
 	for {
@@ -76,6 +84,9 @@ func (l *nodeLog) Close() error {
 	if len(l.buf) > 0 {
 		l.emit(string(l.buf))
 		l.buf = nil
+	}
+	if l.f == nil {
+		return nil
 	}
 	return l.f.Close()
 }

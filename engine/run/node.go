@@ -267,10 +267,7 @@ func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start 
 		Started: start.UTC(), Duration: took, Resources: n.Meta.Resources,
 		Log: relPath(d.Pipeline.Root, logPath), Host: a.Options.Host, KilnVersion: a.Options.Version,
 	}
-	if err := d.Store.Complete(state.EntryMeta{Key: dec.Key, Digest: digest, Addr: rec.Addr, Created: time.Now().UTC()}); err != nil {
-		return fmt.Errorf("publishing the result: %w", err)
-	}
-	if err := d.Records.Save(rec); err != nil {
+	if err := d.Store.Complete(state.EntryMeta{Key: dec.Key, Digest: digest, Addr: rec.Addr, Created: time.Now().UTC(), Record: rec}); err != nil {
 		return fmt.Errorf("publishing the result: %w", err)
 	}
 	if err := d.Store.Link(n.Addr.FileName(), dec.Key); err != nil {

@@ -30,6 +30,9 @@ type EntryMeta struct {
 	Addr    string    `json:"addr"`
 	Created time.Time `json:"created"`
 	Size    int64     `json:"size"`
+	// Record is the full record of the run that made the entry, so a
+	// revert restores everything it knew (attributes, outputs, exports).
+	Record *Record `json:"record,omitempty"`
 }
 
 // OpenStore returns the store of the state folder dir. Nothing is created
@@ -129,11 +132,18 @@ func (s *Store) Complete(m EntryMeta) error {
 	if m.Created.IsZero() {
 		m.Created = time.Now().UTC()
 	}
-	data, err := json.MarshalIndent(m, "", " ")
+	data, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encoding store metadata: %w", err)
 	}
-	return ReplaceFile(s.metaPath(m.Key), append(data, '\n'), 0o644)
+	// Written in place, without a temporary file: a torn file is invalid
+	// JSON, which Meta reads as an incomplete entry, so the worst a crash
+	// can do is cost a rebuild.
+	if err := os.WriteFile(s.metaPath(m.Key), append(data, '\n'), 0o644); err != nil {
+		os.Remove(s.metaPath(m.Key))
+		return fmt.Errorf("completing store entry %s: %w", m.Key, err)
+	}
+	return nil
 }
 
 // Entries returns the complete entries, sorted by key.

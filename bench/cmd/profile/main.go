@@ -1,9 +1,11 @@
-// Command profile times the phases of a no-op kiln plan in one process —
-// loading the HCL, building the graph, opening the state, deciding every
-// node, rendering the plan — and can write a CPU profile of the whole
-// sequence, which the kiln binary cannot. It reads the pipeline given as its
-// argument and changes nothing but the stat cache a plan saves, so run it
-// on a tree kiln apply has already built to see what a no-op plan costs:
+// Command profile times, in one process, the phases of a kiln plan: the
+// no-change check kiln plan tries first (engine.QuickCheck), and the full
+// path it falls back to after any edit — loading the HCL, building the
+// graph, opening the state, deciding every node, rendering the plan — and
+// writes a CPU profile of every run. It reads the pipeline given as its
+// argument and changes nothing but the stat cache a plan saves, so run it on
+// a tree kiln apply has already built. The CPU profile covers the full path
+// only (Open, Plan, render), each step once per run:
 //
 //	go run ./bench/cmd/profile -count 5 -cpuprofile /tmp/plan.pprof bench/out/kiln
 //	go tool pprof -top /tmp/plan.pprof
@@ -22,13 +24,14 @@ import (
 
 	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/providers"
 )
 
 // phases, in the order a plan runs them.
-var phases = []string{"config.Load", "plan.BuildDAG", "engine.Open (all of the above + state)", "Workspace.Plan", "render text", "total (Open + Plan + render)"}
+var phases = []string{"engine.QuickCheck (no-op fast path)", "config.Load", "plan.BuildDAG", "engine.Open (Load + BuildDAG + state)", "Workspace.Plan", "render text", "total of the full path (Open + Plan + render)"}
 
 func main() {
 	count := flag.Int("count", 5, "how many times to run the sequence (the median is reported)")
@@ -39,6 +42,13 @@ func main() {
 		fail(fmt.Errorf("give the pipeline folder or file to plan, e.g. bench/out/kiln"))
 	}
 	path := flag.Arg(0)
+	times := map[string][]time.Duration{}
+	kinds := providers.All()
+	for range *count {
+		if err := parts(path, kinds, times); err != nil {
+			fail(err)
+		}
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -50,19 +60,18 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	times := map[string][]time.Duration{}
 	var changes int
 	for range *count {
-		c, err := once(path, times)
+		c, err := whole(path, kinds, times)
 		if err != nil {
 			pprof.StopCPUProfile()
 			fail(err)
 		}
 		changes = c
 	}
-	fmt.Printf("no-op plan of %s, median of %d runs (%d nodes would change):\n", path, *count, changes)
+	fmt.Printf("plan of %s, median of %d runs (%d nodes would change):\n", path, *count, changes)
 	for _, ph := range phases {
-		fmt.Printf("  %-42s %8.1f ms\n", ph, float64(median(times[ph]).Microseconds())/1000)
+		fmt.Printf("  %-46s %8.1f ms\n", ph, float64(median(times[ph]).Microseconds())/1000)
 	}
 	if *memprofile != "" {
 		if err := writeHeap(*memprofile); err != nil {
@@ -71,39 +80,46 @@ func main() {
 	}
 }
 
-// once runs the phases one after the other and records each one's time.
-// It returns how many nodes the plan would run.
-func once(path string, times map[string][]time.Duration) (int, error) {
-	kinds := providers.All()
+// parts times the no-change check and the first steps of the full path on
+// their own. They are not profiled, so that the profile counts each step once.
+func parts(path string, kinds []kind.Kind, times map[string][]time.Duration) error {
 	t := time.Now()
-	p, diags := config.Load(path, config.Options{Kinds: kinds})
-	if diags.HasErrors() {
-		return 0, fmt.Errorf("load %s: %s", path, diags.Error())
-	}
+	engine.QuickCheck(engine.Options{Path: path})
 	times[phases[0]] = append(times[phases[0]], time.Since(t))
 	t = time.Now()
-	if _, diags := plan.BuildDAG(p); diags.HasErrors() {
-		return 0, fmt.Errorf("build the graph: %s", diags.Error())
+	p, diags := config.Load(path, config.Options{Kinds: kinds})
+	if diags.HasErrors() {
+		return fmt.Errorf("load %s: %s", path, diags.Error())
 	}
 	times[phases[1]] = append(times[phases[1]], time.Since(t))
+	t = time.Now()
+	if _, diags := plan.BuildDAG(p); diags.HasErrors() {
+		return fmt.Errorf("build the graph: %s", diags.Error())
+	}
+	times[phases[2]] = append(times[phases[2]], time.Since(t))
+	return nil
+}
 
+// whole runs the full path as kiln plan does after an edit — open, plan,
+// render — timing each step. It returns how many nodes the plan would run.
+func whole(path string, kinds []kind.Kind, times map[string][]time.Duration) (int, error) {
 	start := time.Now()
 	w, diags, err := engine.Open(engine.Options{Path: path, Kinds: kinds})
 	if err != nil || diags.HasErrors() {
 		return 0, fmt.Errorf("open %s: %v %s", path, err, diags.Error())
 	}
-	times[phases[2]] = append(times[phases[2]], time.Since(start))
-	t = time.Now()
+	times[phases[3]] = append(times[phases[3]], time.Since(start))
+	t := time.Now()
 	pl, diags := w.Plan(context.Background())
 	if diags.HasErrors() {
 		return 0, fmt.Errorf("plan: %s", diags.Error())
 	}
-	times[phases[3]] = append(times[phases[3]], time.Since(t))
+	times[phases[4]] = append(times[phases[4]], time.Since(t))
 	t = time.Now()
 	m := render.ModelPlan(pl, w.Pipeline.Root, render.StateJSON{Lineage: w.State.Lineage, Serial: w.State.Serial}, engine.Version)
 	render.PlanText(io.Discard, m, render.Colors{})
-	times[phases[4]] = append(times[phases[4]], time.Since(t))
-	times[phases[5]] = append(times[phases[5]], time.Since(start))
+	times[phases[5]] = append(times[phases[5]], time.Since(t))
+	times[phases[6]] = append(times[phases[6]], time.Since(start))
 	n := 0
 	for _, d := range pl.Changes {
 		if d.Action != plan.NoOp {
