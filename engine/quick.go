@@ -292,14 +292,13 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 			qn.Outputs = append(qn.Outputs, op)
 		}
 		for _, l := range r.KeyLines {
-			label, rest, _ := strings.Cut(l, " ")
-			subject, value, _ := strings.Cut(rest, " ")
+			label, subject, value := plan.SplitKeyLine(l)
 			switch label {
 			case "input", "file":
 				if strings.HasPrefix(subject, "$KILN_STATE") {
 					continue
 				}
-				path := strings.Replace(plan.UnescapeSubject(subject), "$KILN_ROOT", p.Root, 1)
+				path := strings.Replace(subject, "$KILN_ROOT", p.Root, 1)
 				if !filepath.IsAbs(path) {
 					path = filepath.Join(p.Root, path)
 				}

@@ -34,6 +34,8 @@ type Options struct {
 	Kinds    []kind.Kind
 	Targets  []addr.Node
 	Replace  []addr.Node
+	// DebugKey receives every key computed, with its lines.
+	DebugKey func(a addr.Node, key string, lines []string)
 }
 
 // Workspace is an opened pipeline with its state.
@@ -88,7 +90,7 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 			return w, diags, fmt.Errorf("-replace %s: no such node in the pipeline", r)
 		}
 	}
-	w.Decider = &plan.Decider{Pipeline: p, State: w.State, Store: w.Store, Stat: w.Stat, Records: w.Records, Replace: replace, Pins: w.Lock.Pins}
+	w.Decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.State, Store: w.Store, Stat: w.Stat, Records: w.Records, Replace: replace, Pins: w.Lock.Pins}
 	return w, diags, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/hashicorp/hcl/v2"
@@ -29,10 +30,22 @@ func (c *cli) open(p *pipelineArgs, path string, targets, replace []addr.Node) (
 		fmt.Fprintln(c.stderr, "kiln:", err)
 		return nil, false
 	}
-	w, diags, err := engine.Open(engine.Options{
+	o := engine.Options{
 		Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: providers.All(),
 		Targets: targets, Replace: replace,
-	})
+	}
+	if c.getenv("KILN_DEBUG_KEY") != "" {
+		var mu sync.Mutex
+		o.DebugKey = func(a addr.Node, key string, lines []string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(c.stderr, "kiln: key of %s = %s\n", a, key)
+			for _, l := range lines {
+				fmt.Fprintf(c.stderr, "    %s\n", l)
+			}
+		}
+	}
+	w, diags, err := engine.Open(o)
 	c.diags(w, diags, p.noColor)
 	if err != nil {
 		c.fail(err)
@@ -94,7 +107,7 @@ func interruptible() (context.Context, func()) {
 // quickCheck asks the engine whether the pipeline is certainly up to date
 // without loading it (see engine.QuickCheck).
 func (c *cli) quickCheck(p *pipelineArgs, path string) (int, bool) {
-	if c.getenv("KILN_NO_QUICK") != "" {
+	if c.getenv("KILN_NO_QUICK") != "" || c.getenv("KILN_DEBUG_KEY") != "" {
 		return 0, false
 	}
 	vars, err := p.varMap()

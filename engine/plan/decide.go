@@ -29,6 +29,8 @@ type Decider struct {
 	Stat     *hash.StatCache
 	Records  *Records
 	Replace  map[addr.Node]bool
+	// DebugKey, when set, receives every key computed (KILN_DEBUG_KEY=1).
+	DebugKey func(a addr.Node, key string, lines []string)
 	// Pins are the locked pins per node address (kiln.lock.hcl), applied to
 	// the configuration of kinds that implement kind.Pinner before the key
 	// is computed. Read-only while deciding.
@@ -104,6 +106,9 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	}
 	dec.Key = key.Sum().String()
 	dec.KeyLines = key.Lines()
+	if d.DebugKey != nil {
+		d.DebugKey(n.Addr, dec.Key, dec.KeyLines)
+	}
 	d.decideKnown(ctx, dec)
 	return dec
 }
@@ -123,7 +128,8 @@ func (d *Decider) upstreamBlocked(n *config.Node, vals config.Values) string {
 	for _, a := range []*addr.Node{n.Meta.Host, n.Meta.Toolchain} {
 		if a != nil {
 			if why := blocked(*a); why != "" {
-				return a.String() + ": " + why
+				// Kinds name themselves as "KIND NAME: ..."; say it once.
+				return a.String() + ": " + strings.TrimPrefix(why, a.Kind+" "+a.Name+": ")
 			}
 		}
 	}
@@ -188,7 +194,7 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 			dec.Action, dec.Restore = Restore, r
 			dec.Reasons = []Reason{{Kind: "restore"}}
 			if rec.Good() {
-				dec.Reasons = append(dec.Reasons, diffKeyLines(rec.KeyLines, dec.KeyLines)...)
+				dec.Reasons = append(dec.Reasons, DiffKeyLines(rec.KeyLines, dec.KeyLines)...)
 			}
 			return
 		}
@@ -205,7 +211,7 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 		}
 	default:
 		dec.Action = run
-		dec.Reasons = diffKeyLines(rec.KeyLines, dec.KeyLines)
+		dec.Reasons = DiffKeyLines(rec.KeyLines, dec.KeyLines)
 		if len(dec.Reasons) == 0 {
 			dec.Reasons = []Reason{{Kind: "key", Detail: "key changed"}}
 		}

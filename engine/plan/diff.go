@@ -3,11 +3,12 @@ package plan
 import (
 	"os"
 	"strings"
+	"unicode/utf8"
 )
 
-// keyLine splits a key line into its label, subject and value. Labels with a
+// SplitKeyLine splits a key line into its label, subject and value. Labels with a
 // subject (attr, input, file, dep, fact, env) name one influence each.
-func keyLine(l string) (label, subject, value string) {
+func SplitKeyLine(l string) (label, subject, value string) {
 	label, rest, _ := strings.Cut(l, " ")
 	switch label {
 	case "attr", "input", "file", "dep", "fact", "env", "kind":
@@ -21,20 +22,21 @@ func keyLine(l string) (label, subject, value string) {
 	return label, subject, value
 }
 
-// diffKeyLines explains the difference between a recorded key and a new
-// one, influence by influence, in the order of the new key.
-func diffKeyLines(old, cur []string) []Reason {
+// DiffKeyLines explains the difference between a recorded key and a new
+// one, influence by influence, in the order of the new key, then what the
+// new key no longer has. kiln plan, explain and diff all say it this way.
+func DiffKeyLines(old, cur []string) []Reason {
 	before := map[string]string{}
 	var order []string
 	for _, l := range old {
-		label, subject, value := keyLine(l)
+		label, subject, value := SplitKeyLine(l)
 		before[label+" "+subject] = value
 		order = append(order, label+" "+subject)
 	}
 	var reasons []Reason
 	seen := map[string]bool{}
 	for _, l := range cur {
-		label, subject, value := keyLine(l)
+		label, subject, value := SplitKeyLine(l)
 		id := label + " " + subject
 		seen[id] = true
 		was, ok := before[id]
@@ -55,7 +57,7 @@ func diffKeyLines(old, cur []string) []Reason {
 		case "dep":
 			r = Reason{Kind: "upstream_removed", Subject: subject}
 		case "attr":
-			r = Reason{Kind: "attribute", Subject: subject, Old: clip(before[id]), New: "(unset)"}
+			r = Reason{Kind: "attribute", Subject: subject, Old: Clip(before[id]), New: "(unset)"}
 		}
 		reasons = append(reasons, r)
 	}
@@ -66,9 +68,9 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 	switch label {
 	case "attr":
 		if !existed {
-			return Reason{Kind: "attribute", Subject: subject, Old: "(unset)", New: clip(cur)}
+			return Reason{Kind: "attribute", Subject: subject, Old: "(unset)", New: Clip(cur)}
 		}
-		o, c := clipPair(old, cur)
+		o, c := Excerpt(old, cur)
 		return Reason{Kind: "attribute", Subject: subject, Old: o, New: c}
 	case "input", "file":
 		if !existed {
@@ -92,55 +94,6 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 	return Reason{Kind: label, Detail: label + " changed"}
 }
 
-// clip shortens long attribute values for one-line reasons.
-func clip(s string) string {
-	const max = 120
-	if len(s) <= max {
-		return s
-	}
-	return s[:max-1] + "…"
-}
-
-// clipPair shortens two long values to the part where they differ, with a
-// little context, so a one-character change in a long command stays visible.
-func clipPair(a, b string) (string, string) {
-	const max, context = 120, 40
-	if len(a) <= max && len(b) <= max {
-		return a, b
-	}
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	cut := func(s string) string {
-		start := max0(pre - context)
-		end := len(s) - max0(suf-context)
-		out := s[start:end]
-		if len(out) > max {
-			out = out[:max-1] + "…"
-		}
-		if start > 0 {
-			out = "…" + out
-		}
-		if end < len(s) && len(out) <= max {
-			out += "…"
-		}
-		return out
-	}
-	return cut(a), cut(b)
-}
-
-func max0(n int) int {
-	if n < 0 {
-		return 0
-	}
-	return n
-}
-
 // resumable reports whether an interrupted run of key left a folder to
 // resume in.
 func (d *Decider) resumable(key string) bool {
@@ -149,4 +102,71 @@ func (d *Decider) resumable(key string) bool {
 	}
 	fi, err := os.Stat(d.Store.EntryPath(key))
 	return err == nil && fi.IsDir()
+}
+
+// maxValue is the longest attribute value a reason shows whole.
+const maxValue = 120
+
+// excerptContext is how much of a long value is kept on each side of the
+// part that changed.
+const excerptContext = 40
+
+// Clip shortens a long value for a one-line reason.
+func Clip(s string) string {
+	if len(s) <= maxValue {
+		return s
+	}
+	return validPrefix(s, maxValue-1) + "…"
+}
+
+// Excerpt shortens two versions of a long value to the part that differs,
+// with some context on either side, marking what was cut with "…", so a
+// one-character change at the end of a long command stays visible.
+func Excerpt(old, cur string) (string, string) {
+	if len(old) <= maxValue && len(cur) <= maxValue {
+		return old, cur
+	}
+	prefix := 0
+	for prefix < len(old) && prefix < len(cur) && old[prefix] == cur[prefix] {
+		prefix++
+	}
+	suffix := 0
+	for suffix < len(old)-prefix && suffix < len(cur)-prefix && old[len(old)-1-suffix] == cur[len(cur)-1-suffix] {
+		suffix++
+	}
+	start := max(prefix-excerptContext, 0)
+	cut := func(s string) string {
+		end := min(len(s)-suffix+excerptContext, len(s))
+		if end-start > maxValue {
+			end = start + maxValue
+		}
+		return mark(s, start, end)
+	}
+	return cut(old), cut(cur)
+}
+
+// mark returns s[start:end], moved to rune boundaries, with "…" where
+// something was cut.
+func mark(s string, start, end int) string {
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start--
+	}
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end++
+	}
+	out := s[start:end]
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(s) {
+		out += "…"
+	}
+	return out
+}
+
+func validPrefix(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -83,7 +83,7 @@ func TestDiffKeyLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, diffKeyLines(base, tt.cur)); diff != "" {
+			if diff := cmp.Diff(tt.want, DiffKeyLines(base, tt.cur)); diff != "" {
 				t.Errorf("reasons (-want +got):\n%s", diff)
 			}
 		})
@@ -94,7 +94,7 @@ func TestDiffKeyLinesMessages(t *testing.T) {
 	old := []string{"input data/a.txt " + strings.Repeat("1", 64), `attr command "a"`}
 	cur := []string{"input data/a.txt " + strings.Repeat("2", 64), `attr command "b"`}
 	var got []string
-	for _, r := range diffKeyLines(old, cur) {
+	for _, r := range DiffKeyLines(old, cur) {
 		got = append(got, r.String())
 	}
 	want := []string{
@@ -111,7 +111,7 @@ func TestDiffKeyLinesMessages(t *testing.T) {
 // like an input.
 func TestDiffKeyLinesRemovedKeyFile(t *testing.T) {
 	old := []string{"file patches/x.patch " + strings.Repeat("1", 64)}
-	got := diffKeyLines(old, nil)
+	got := DiffKeyLines(old, nil)
 	want := []Reason{{Kind: "input_removed", Subject: "patches/x.patch"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Skip("BUG: a removed key file is reported as a change to an empty digest (\"input patches/x.patch changed: 111111111111 → \") instead of as removed (-want +got):\n" + diff)
@@ -120,7 +120,7 @@ func TestDiffKeyLinesRemovedKeyFile(t *testing.T) {
 
 // TestDiffKeyLinesKindChange: a kind version bump names the kind.
 func TestDiffKeyLinesKindChange(t *testing.T) {
-	got := diffKeyLines([]string{"kind exec 1"}, []string{"kind exec 2"})
+	got := DiffKeyLines([]string{"kind exec 1"}, []string{"kind exec 2"})
 	want := []Reason{{Kind: "kind", Subject: "exec", Old: "1", New: "2"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		if len(got) == 1 {
@@ -141,7 +141,7 @@ func TestReasonNamesInputWithSpace(t *testing.T) {
 	before := decideWith(t, openDecider(t, dir), "exec.a", nil)
 	writeFiles(t, dir, map[string]string{"my data.txt": "v2"})
 	after := decideWith(t, openDecider(t, dir), "exec.a", nil)
-	got := diffKeyLines(before.KeyLines, after.KeyLines)
+	got := DiffKeyLines(before.KeyLines, after.KeyLines)
 	if len(got) != 1 || got[0].Subject != "my data.txt" {
 		t.Skipf("BUG: an input named \"my data.txt\" is reported as %+v (the key line splits its name at the space): want one input reason with subject \"my data.txt\"", got)
 	}

@@ -91,7 +91,7 @@ func TestKeyChangesWithEachInfluence(t *testing.T) {
 				t.Fatalf("key did not change:\n%s", strings.Join(got.KeyLines, "\n"))
 			}
 			var changed []string
-			for _, r := range diffKeyLines(base.KeyLines, got.KeyLines) {
+			for _, r := range DiffKeyLines(base.KeyLines, got.KeyLines) {
 				changed = append(changed, r.Kind+" "+r.Subject)
 			}
 			want := map[string]string{

@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/kilnbuild/kiln/engine/plan"
 )
@@ -69,13 +68,8 @@ func Explain(w io.Writer, d *plan.Decision, c Colors) {
 	}
 }
 
-// lineID splits a key line into its identity (label and subject) and value.
+// lineID is a key line's identity (label and subject) and value.
 func lineID(l string) (string, string) {
-	label, rest, _ := strings.Cut(l, " ")
-	switch label {
-	case "attr", "input", "file", "dep", "fact", "env":
-		subject, value, _ := strings.Cut(rest, " ")
-		return label + " " + subject, value
-	}
-	return label, rest
+	label, subject, value := plan.SplitKeyLine(l)
+	return label + " " + subject, value
 }
