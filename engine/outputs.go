@@ -14,15 +14,21 @@ type Output struct {
 	Value string // JSON, or "(sensitive)"
 }
 
-// Outputs evaluates the pipeline's outputs against the current state.
+// Outputs evaluates the pipeline's outputs against the values the last
+// apply left, or, without one, against the current state.
 func (w *Workspace) Outputs() ([]Output, hcl.Diagnostics) {
-	pl, diags := w.Decider.Make(context.Background(), w.DAG, w.Scope)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	vals := plan.NewValues()
-	for _, d := range pl.Changes {
-		vals.Set(d.Node.Addr, w.Decider.ValueAfter(d))
+	vals := w.applied
+	var diags hcl.Diagnostics
+	if vals == nil {
+		var pl *plan.Plan
+		pl, diags = w.Decider.Make(context.Background(), w.DAG, w.Scope)
+		if diags.HasErrors() {
+			return nil, diags
+		}
+		vals = plan.NewValues()
+		for _, d := range pl.Changes {
+			vals.Set(d.Node.Addr, w.Decider.ValueAfter(d))
+		}
 	}
 	var out []Output
 	for _, o := range w.Pipeline.Outputs {

@@ -51,6 +51,8 @@ type Workspace struct {
 	// Lock is kiln.lock.hcl beside the pipeline (empty when there is none).
 	Lock *lockfile.File
 	opts Options
+	// applied holds the node values as the last apply left them.
+	applied *plan.Values
 }
 
 // Open loads the pipeline at o.Path and its state. Diagnostics describe
@@ -206,6 +208,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Hooks: o.Hooks, Host: host, Version: Version,
 	}}
 	res, applyErr := a.Apply(ctx)
+	w.applied = a.Values()
 	if applyErr == nil && len(w.opts.Targets) == 0 && res != nil && !res.Failed() {
 		for _, r := range w.State.Sorted() {
 			if a, err := addr.Parse(r.Addr); err != nil || w.Pipeline.Node(a) == nil {

@@ -44,8 +44,18 @@ func (s *Store) Link(fileName, key string) error {
 		return fmt.Errorf("creating output links folder: %w", err)
 	}
 	dst := s.OutPath(fileName)
-	if fi, err := os.Lstat(dst); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+	fi, err := os.Lstat(dst)
+	if err == nil && fi.Mode()&fs.ModeSymlink == 0 {
 		return fmt.Errorf("linking %s: it exists and is not a symlink made by kiln; move it away and run again", dst)
+	}
+	// The first link is made in place; replacing one goes through a
+	// temporary name, so readers never see the path missing. Neither is
+	// fsynced: a link lost to a power cut is found by the next plan's drift
+	// check and made again.
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Symlink(linkTarget(key), dst); err == nil {
+			return nil
+		}
 	}
 	var rnd [8]byte
 	rand.Read(rnd[:])
@@ -57,7 +67,7 @@ func (s *Store) Link(fileName, key string) error {
 		os.Remove(tmp)
 		return fmt.Errorf("linking %s: %w", dst, err)
 	}
-	return syncDir(s.outDir())
+	return nil
 }
 
 // Linked returns the key the stable path of fileName points at, if it is a
