@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"runtime"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/proc"
 
 	"github.com/zclconf/go-cty/cty"
 )
@@ -37,7 +38,7 @@ func decodeSources(v cty.Value, root string) (sources, error) {
 		NPUSmi:       DefaultNPUSmi,
 		DriverInfo:   DefaultDriverInfo,
 		FirmwareInfo: DefaultFirmwareInfo,
-		CANNInfo:     expandArch(DefaultCANNInfo),
+		CANNInfo:     proc.ExpandArch(DefaultCANNInfo),
 	}
 	for name, dst := range map[string]*string{
 		"npu_smi":       &src.NPUSmi,
@@ -56,7 +57,7 @@ func decodeSources(v cty.Value, root string) (sources, error) {
 			*dst = s // a command name, looked up on PATH
 			continue
 		}
-		*dst = resolve(root, expandArch(s))
+		*dst = resolve(root, proc.ExpandArch(s))
 	}
 	return src, nil
 }
@@ -115,21 +116,4 @@ func stringAttr(v cty.Value, name string) (string, bool, error) {
 		return "", false, fmt.Errorf("%s must be a string", name)
 	}
 	return a.AsString(), true, nil
-}
-
-// Arch is the machine's architecture as uname -m prints it.
-func Arch() string {
-	switch runtime.GOARCH {
-	case "amd64":
-		return "x86_64"
-	case "arm64":
-		return "aarch64"
-	default:
-		return runtime.GOARCH
-	}
-}
-
-func expandArch(s string) string {
-	s = strings.ReplaceAll(s, "${arch}", Arch())
-	return strings.ReplaceAll(s, "<arch>", Arch())
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kilnbuild/kiln/engine/proc"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/proc"
 
 	"github.com/zclconf/go-cty/cty"
 )
@@ -30,7 +31,7 @@ type facts struct {
 
 // gather reads every fact; it never fails, it records reasons.
 func (h *Host) gather(ctx context.Context, src sources) *facts {
-	f := &facts{Arch: Arch(), Reasons: map[string]string{}}
+	f := &facts{Arch: proc.Arch(), Reasons: map[string]string{}}
 	f.NPUs = h.countNPUs(ctx, src.NPUSmi, f.Reasons)
 	f.Driver = readFact(src.DriverInfo, "Version", "driver", f.Reasons)
 	f.Firmware = readFact(src.FirmwareInfo, "Version", "firmware", f.Reasons)
@@ -54,9 +55,9 @@ func (h *Host) countNPUs(ctx context.Context, name string, reasons map[string]st
 	out := &proc.Tail{Max: 1 << 20}
 	w := &proc.SyncWriter{W: out}
 	cmd := exec.Command(path, "info", "-l")
-	cmd.Env, cmd.Stdout, cmd.Stderr = minimalEnv(), w, w
+	cmd.Env, cmd.Stdout, cmd.Stderr = proc.Environ("PATH", "HOME", "LD_LIBRARY_PATH"), w, w
 	if err := proc.Run(ctx, cmd, h.Grace); err != nil {
-		reasons["npus"] = fmt.Sprintf("`%s info -l` failed: %v: %s", path, err, lastLines(out.String(), 3))
+		reasons["npus"] = fmt.Sprintf("`%s info -l` failed: %v: %s", path, err, proc.LastLines(out.String(), 3))
 		return 0
 	}
 	if m := totalCount.FindStringSubmatch(out.String()); m != nil {
@@ -151,35 +152,6 @@ func (f *facts) exports() map[string]cty.Value {
 		"firmware": cty.StringVal(f.Firmware),
 		"arch":     cty.StringVal(f.Arch),
 	}
-}
-
-// minimalEnv is npu-smi's environment: PATH, HOME and LD_LIBRARY_PATH (npu-smi
-// loads the driver's libraries through it on some installs).
-func minimalEnv() []string {
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "LD_LIBRARY_PATH"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
-}
-
-// lastLines returns the last n non-empty lines of s, joined by " | ".
-func lastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	if len(lines) == 0 {
-		return "no output"
-	}
-	return strings.Join(lines, " | ")
 }
 
 func sortedKeys(m map[string]string) []string {

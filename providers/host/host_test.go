@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kilnbuild/kiln/engine/proc"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcldec"
@@ -47,7 +49,7 @@ func newFakeHost(t *testing.T, npuSmi, cann string) fakeHost {
 		npuSmi:   filepath.Join(dir, "bin/npu-smi"),
 		driver:   filepath.Join(dir, "driver/version.info"),
 		firmware: filepath.Join(dir, "firmware/version.info"),
-		cann:     filepath.Join(dir, "ascend-toolkit/latest", Arch()+"-linux/ascend_toolkit_install.info"),
+		cann:     filepath.Join(dir, "ascend-toolkit/latest", proc.Arch()+"-linux/ascend_toolkit_install.info"),
 	}
 	if npuSmi != "" {
 		writeFile(t, f.npuSmi, npuSmi, 0o755)
@@ -55,7 +57,7 @@ func newFakeHost(t *testing.T, npuSmi, cann string) fakeHost {
 	writeFile(t, f.driver, "Version=24.1.rc2\nascendhal_version=7.35.23\naicpu_version=1.0\ncompatible_version=[V100R001C15],[V100R001C17]\ncompatible_version_fw=[7.0.0,7.5.99]\npackage_version=24.1.rc2\n", 0o644)
 	writeFile(t, f.firmware, "Version=7.5.0.1.129\nfirmware_version=1.0\npackage_version=24.1.rc2\n", 0o644)
 	if cann != "" {
-		writeFile(t, f.cann, "package_name=Ascend-cann-toolkit\nversion="+cann+"\ninnerversion=V100R001C23\narch="+Arch()+"\n", 0o644)
+		writeFile(t, f.cann, "package_name=Ascend-cann-toolkit\nversion="+cann+"\ninnerversion=V100R001C23\narch="+proc.Arch()+"\n", 0o644)
 	}
 	return f
 }
@@ -114,12 +116,12 @@ firmware = "7.5"`
 func TestProbeAllRequirementsMet(t *testing.T) {
 	f := newFakeHost(t, npuSmiList(8, true), "8.3.RC1")
 	k := New()
-	p := probe(t, k, node(t, k, f.dir, f.hcl(strings.ReplaceAll(fullRequire, "ARCH", Arch()))))
+	p := probe(t, k, node(t, k, f.dir, f.hcl(strings.ReplaceAll(fullRequire, "ARCH", proc.Arch()))))
 	if p.Blocked != "" {
 		t.Errorf("Blocked = %q, want none", p.Blocked)
 	}
 	want := map[string]string{
-		"arch":     Arch(),
+		"arch":     proc.Arch(),
 		"npus":     "8",
 		"driver":   "24.1.rc2",
 		"firmware": "7.5.0.1.129",
@@ -129,7 +131,7 @@ func TestProbeAllRequirementsMet(t *testing.T) {
 		t.Errorf("Facts (-want +got):\n%s", diff)
 	}
 	wantLines := [][2]string{
-		{"host.arch", Arch()},
+		{"host.arch", proc.Arch()},
 		{"host.cann", "8.3.RC1"},
 		{"host.driver", "24.1.rc2"},
 		{"host.firmware", "7.5.0.1.129"},
@@ -196,7 +198,7 @@ func TestProbeUnmetRequirements(t *testing.T) {
 		{"too few NPUs", `npus = 16`, "host a2: needs 16 NPUs, found 8"},
 		{"driver prefix", `driver = "23.0"`, "host a2: needs driver 23.0*, found 24.1.rc2"},
 		{"driver prefix met", `driver = "24.1.rc"`, ""},
-		{"arch", `arch = "riscv64"`, "host a2: needs arch riscv64, found " + Arch()},
+		{"arch", `arch = "riscv64"`, "host a2: needs arch riscv64, found " + proc.Arch()},
 		{
 			"every unmet one", "npus = 16\ncann = \"8.3.RC1\"\nfirmware = \"7.6\"",
 			"host a2: needs 16 NPUs, found 8; needs CANN 8.3.RC1, found 8.2.RC1; needs firmware 7.6*, found 7.5.0.1.129",
@@ -249,7 +251,7 @@ func TestExportsAreKnownAtPlanTime(t *testing.T) {
 		"cann":     cty.StringVal("8.3.RC1"),
 		"driver":   cty.StringVal("24.1.rc2"),
 		"firmware": cty.StringVal("7.5.0.1.129"),
-		"arch":     cty.StringVal(Arch()),
+		"arch":     cty.StringVal(proc.Arch()),
 	}
 	for name, w := range want {
 		if !got[name].RawEquals(w) {

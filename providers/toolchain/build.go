@@ -8,13 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kilnbuild/kiln/engine/proc"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/proc"
 
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/zclconf/go-cty/cty"
@@ -84,7 +85,7 @@ func (t *Toolchain) source(ctx context.Context, b *kind.Build, scripts []string)
 	cmd.Stdout, cmd.Stderr = log, io.MultiWriter(log, stderr)
 	if err := proc.Run(ctx, cmd, t.Grace); err != nil {
 		return nil, fmt.Errorf("sourcing %s with bash failed: %w: %s (fix the script or the environment it needs)",
-			strings.Join(scripts, ", "), err, lastLines(stderr.String(), 10))
+			strings.Join(scripts, ", "), err, proc.LastLines(stderr.String(), 10))
 	}
 	data, err := os.ReadFile(raw)
 	if err != nil {

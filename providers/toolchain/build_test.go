@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kilnbuild/kiln/engine/proc"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -28,7 +30,7 @@ func TestBuildCapturesChangedVariables(t *testing.T) {
 		"ASCEND_TOOLKIT_HOME": toolkit,
 		"ASCEND_HOME_PATH":    toolkit,
 		"ATB_HOME_PATH":       atb,
-		"LD_LIBRARY_PATH":     atb + "/lib:" + toolkit + "/lib64:" + toolkit + "/" + Arch() + "-linux/devlib:/opt/base/lib",
+		"LD_LIBRARY_PATH":     atb + "/lib:" + toolkit + "/lib64:" + toolkit + "/" + proc.Arch() + "-linux/devlib:/opt/base/lib",
 		"SOC_VERSION":         "ASCEND910B1",
 	}
 

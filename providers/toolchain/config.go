@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/proc"
 
 	"github.com/zclconf/go-cty/cty"
 )
@@ -68,7 +69,7 @@ func (c *config) decodeProbe(v cty.Value, root string) error {
 		p = v.GetAttr("probe")
 	}
 	if p.IsNull() {
-		c.ProbeFile = expandArch(DefaultProbeFile)
+		c.ProbeFile = proc.ExpandArch(DefaultProbeFile)
 		return nil
 	}
 	file := stringAttr(p, "file")
@@ -98,28 +99,11 @@ func (c *config) decodeProbe(v cty.Value, root string) error {
 	case pattern != "":
 		return errors.New("probe.pattern is set without probe.command: add the command whose output it matches")
 	case file != "":
-		c.ProbeFile = resolve(root, expandArch(file))
+		c.ProbeFile = resolve(root, proc.ExpandArch(file))
 	default:
-		c.ProbeFile = expandArch(DefaultProbeFile)
+		c.ProbeFile = proc.ExpandArch(DefaultProbeFile)
 	}
 	return nil
-}
-
-// Arch is the machine's architecture as uname -m prints it.
-func Arch() string {
-	switch runtime.GOARCH {
-	case "amd64":
-		return "x86_64"
-	case "arm64":
-		return "aarch64"
-	default:
-		return runtime.GOARCH
-	}
-}
-
-func expandArch(s string) string {
-	s = strings.ReplaceAll(s, "${arch}", Arch())
-	return strings.ReplaceAll(s, "<arch>", Arch())
 }
 
 func resolve(root, p string) string {

@@ -7,12 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/kilnbuild/kiln/engine/proc"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/proc"
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/kind"
@@ -32,7 +33,7 @@ func (t *Toolchain) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*k
 		ctx, cancel = context.WithTimeout(ctx, t.ProbeTimeout)
 		defer cancel()
 	}
-	in := t.inspect(ctx, c, n.Addr, n.Root, minimalEnv())
+	in := t.inspect(ctx, c, n.Addr, n.Root, proc.Environ("PATH", "HOME"))
 	p := &kind.Probe{KeyLines: in.KeyLines, Facts: in.Facts}
 	if len(in.Problems) > 0 {
 		p.Blocked = label(n.Addr) + ": " + strings.Join(in.Problems, "; ")
@@ -106,11 +107,11 @@ func (t *Toolchain) readVersion(ctx context.Context, c *config, a addr.Node, dir
 	w := &proc.SyncWriter{W: out}
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := proc.Run(ctx, cmd, t.Grace); err != nil {
-		return "", where, fmt.Sprintf("version probe %s failed: %v: %s", where, err, lastLines(out.String(), 5))
+		return "", where, fmt.Sprintf("version probe %s failed: %v: %s", where, err, proc.LastLines(out.String(), 5))
 	}
 	m := c.ProbePattern.FindStringSubmatch(out.String())
 	if m == nil || m[1] == "" {
-		return "", where, fmt.Sprintf("version probe %s printed nothing matching /%s/ (fix probe.pattern): %s", where, c.ProbePattern, lastLines(out.String(), 5))
+		return "", where, fmt.Sprintf("version probe %s printed nothing matching /%s/ (fix probe.pattern): %s", where, c.ProbePattern, proc.LastLines(out.String(), 5))
 	}
 	return m[1], where, ""
 }
@@ -146,32 +147,4 @@ func fileSHA256(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// minimalEnv is the environment of plan-time probe commands: PATH and HOME.
-func minimalEnv() []string {
-	var env []string
-	for _, k := range []string{"PATH", "HOME"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
-}
-
-// lastLines returns the last n non-empty lines of s, joined by " | ".
-func lastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	if len(lines) == 0 {
-		return "no output"
-	}
-	return strings.Join(lines, " | ")
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/proc"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcldec"
@@ -37,12 +39,12 @@ func newFakeCANN(t *testing.T, version string) fakeCANN {
 		root:    root,
 		toolkit: filepath.Join(root, "Ascend/ascend-toolkit/set_env.sh"),
 		atb:     filepath.Join(root, "Ascend/nnal/atb/set_env.sh"),
-		info:    filepath.Join(root, "Ascend/ascend-toolkit/latest", Arch()+"-linux", "ascend_toolkit_install.info"),
+		info:    filepath.Join(root, "Ascend/ascend-toolkit/latest", proc.Arch()+"-linux", "ascend_toolkit_install.info"),
 	}
 	writeFile(t, f.toolkit, `# fake ascend-toolkit set_env.sh
 export ASCEND_TOOLKIT_HOME=`+root+`/Ascend/ascend-toolkit/latest
 export ASCEND_HOME_PATH=${ASCEND_TOOLKIT_HOME}
-export LD_LIBRARY_PATH=${ASCEND_TOOLKIT_HOME}/lib64:${ASCEND_TOOLKIT_HOME}/`+Arch()+`-linux/devlib:${LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=${ASCEND_TOOLKIT_HOME}/lib64:${ASCEND_TOOLKIT_HOME}/`+proc.Arch()+`-linux/devlib:${LD_LIBRARY_PATH}
 export UNCHANGED=same
 `)
 	writeFile(t, f.atb, `# fake nnal/atb set_env.sh
@@ -50,7 +52,7 @@ echo "atb environment set"
 export ATB_HOME_PATH=`+root+`/Ascend/nnal/atb/latest
 export LD_LIBRARY_PATH=${ATB_HOME_PATH}/lib:${LD_LIBRARY_PATH}
 `)
-	writeFile(t, f.info, "package_name=Ascend-cann-toolkit\nversion="+version+"\ninnerversion=V100R001C23SPC001B235\narch="+Arch()+"\nos=linux\n")
+	writeFile(t, f.info, "package_name=Ascend-cann-toolkit\nversion="+version+"\ninnerversion=V100R001C23SPC001B235\narch="+proc.Arch()+"\nos=linux\n")
 	return f
 }
 
@@ -130,13 +132,13 @@ func TestProbe(t *testing.T) {
 		},
 		{
 			name: "version mismatch", version: "8.2.RC1", found: "8.2.RC1",
-			blocked: "toolchain cann: version 8.2.RC1 found in ROOT/Ascend/ascend-toolkit/latest/" + Arch() + "-linux/ascend_toolkit_install.info, 8.3.RC1 required",
+			blocked: "toolchain cann: version 8.2.RC1 found in ROOT/Ascend/ascend-toolkit/latest/" + proc.Arch() + "-linux/ascend_toolkit_install.info, 8.3.RC1 required",
 		},
 		{
 			name: "missing version file and script", version: "8.3.RC1",
 			change: func(t *testing.T, f fakeCANN) { os.Remove(f.info); os.Remove(f.toolkit) },
 			blocked: "toolchain cann: ROOT/Ascend/ascend-toolkit/set_env.sh not found (install CANN 8.3.RC1 or set the variable that names its path); " +
-				"version file ROOT/Ascend/ascend-toolkit/latest/" + Arch() + "-linux/ascend_toolkit_install.info not found (install CANN 8.3.RC1 or set probe.file to the file that records its version)",
+				"version file ROOT/Ascend/ascend-toolkit/latest/" + proc.Arch() + "-linux/ascend_toolkit_install.info not found (install CANN 8.3.RC1 or set probe.file to the file that records its version)",
 		},
 		{
 			name: "arch placeholder", version: "8.3.RC1", found: "8.3.RC1",

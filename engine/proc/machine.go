@@ -1,0 +1,56 @@
+package proc
+
+import (
+	"os"
+	"runtime"
+	"strings"
+)
+
+// Arch is the machine's architecture as uname -m prints it, which is how
+// Ascend install paths name it (x86_64-linux, aarch64-linux).
+func Arch() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	default:
+		return runtime.GOARCH
+	}
+}
+
+// ExpandArch replaces <arch> (and the escaped form ${arch}) in a path.
+func ExpandArch(s string) string {
+	s = strings.ReplaceAll(s, "${arch}", Arch())
+	return strings.ReplaceAll(s, "<arch>", Arch())
+}
+
+// Environ is the named variables of kiln's own environment, for probe
+// commands that run with a minimal environment.
+func Environ(names ...string) []string {
+	var env []string
+	for _, k := range names {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// LastLines returns the last n non-empty lines of s, joined by " | ", for
+// one-line error messages that quote a command's output.
+func LastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 0 {
+		return "no output"
+	}
+	return strings.Join(lines, " | ")
+}
