@@ -20,7 +20,7 @@ func (w *Workspace) lockPath() string { return lockfile.Path(w.Pipeline.Root) }
 // loadLock reads kiln.lock.hcl. A broken lock stops the command with
 // diagnostics that point at its line; it is never rewritten.
 func (w *Workspace) loadLock() hcl.Diagnostics {
-	f, hf, diags := lockfile.Load(w.lockPath())
+	f, hf, diags := lockfile.LoadCached(w.lockPath(), filepath.Join(w.Pipeline.StateDir, "cache"))
 	if diags.HasErrors() {
 		if hf != nil {
 			w.Pipeline.Files[w.lockPath()] = hf // so the diagnostics show the line

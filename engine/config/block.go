@@ -22,9 +22,9 @@ func metaSchema() *hcl.BodySchema {
 	return s
 }
 
-func decodeBlock(k kind.Kind, b *hcl.Block) (*Block, hcl.Diagnostics) {
+func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnostics) {
 	content, remain, diags := b.Body.PartialContent(metaSchema())
-	blk := &Block{Kind: k, Name: b.Labels[0], DeclRange: b.DefRange, Body: remain, meta: content.Attributes}
+	blk := &Block{Kind: k, spec: spec, Name: b.Labels[0], DeclRange: b.DefRange, Body: remain, meta: content.Attributes}
 	if !hclIdent(blk.Name) {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
@@ -49,7 +49,7 @@ func decodeBlock(k kind.Kind, b *hcl.Block) (*Block, hcl.Diagnostics) {
 	}
 	// The kind's own attributes are decoded against its spec here once, with
 	// no context, only to report unknown arguments early and with suggestions.
-	diags = append(diags, checkSchema(k, remain)...)
+	diags = append(diags, checkSchema(spec.schema, remain)...)
 	return blk, diags
 }
 

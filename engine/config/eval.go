@@ -30,7 +30,7 @@ func (p *Pipeline) Evaluate(n *Node, vals Values, selfOut string) (*Evaluated, h
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	cfg, d := hcldec.Decode(n.Block.Body, n.Block.Kind.Spec(), ctx)
+	cfg, d := hcldec.Decode(n.Block.Body, n.Block.spec.spec, ctx)
 	diags = append(diags, d...)
 	ev := &Evaluated{Config: cfg, EnvRead: env}
 	if a, ok := n.Block.meta["inputs"]; ok {
@@ -67,7 +67,7 @@ func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, env map[str
 			"var":  p.vars,
 			"path": cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
 		},
-		Functions: functions(p.Root, env, &p.reads),
+		Functions: p.functions(env),
 	}
 	var diags hcl.Diagnostics
 	if n != nil {
@@ -206,7 +206,7 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 			"var":   p.vars,
 			"path":  cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
 			"local": cty.ObjectVal(lv),
-		}, Functions: functions(p.Root, reads, &p.reads)}
+		}, Functions: p.functions(reads)}
 		for k, v := range nodes {
 			ctx.Variables[k] = v
 		}

@@ -67,10 +67,22 @@ var pureFunctions = map[string]function.Function{
 	"dirname":  pathFunc(filepath.Dir),
 }
 
-// functions returns the function table for one evaluation. Functions that
-// read files resolve relative paths against root; env() records what it
-// reads into envRead, so the variable enters the node's key.
-func functions(root string, envRead map[string]string, reads *readLog) map[string]function.Function {
+// functions returns the pipeline's function table for one evaluation: the
+// table without env() is made once per pipeline; only env(), which records
+// into envRead, is per evaluation.
+func (p *Pipeline) functions(envRead map[string]string) map[string]function.Function {
+	p.funcsOnce.Do(func() { p.funcs = machineFunctions(p.Root, &p.reads) })
+	fs := make(map[string]function.Function, len(p.funcs)+1)
+	for k, v := range p.funcs {
+		fs[k] = v
+	}
+	fs["env"] = envFunction(envRead)
+	return fs
+}
+
+// machineFunctions is the pure functions plus those that read files,
+// resolved against root and recorded in reads.
+func machineFunctions(root string, reads *readLog) map[string]function.Function {
 	fs := make(map[string]function.Function, len(pureFunctions)+8)
 	for k, v := range pureFunctions {
 		fs[k] = v
@@ -147,7 +159,13 @@ func functions(root string, envRead map[string]string, reads *readLog) map[strin
 			return convert.Convert(v, cty.String)
 		},
 	})
-	fs["env"] = function.New(&function.Spec{
+	return fs
+}
+
+// envFunction is env(NAME [, default]): it records what it reads into
+// envRead, and marks the value sensitive.
+func envFunction(envRead map[string]string) function.Function {
+	return function.New(&function.Spec{
 		Params:   []function.Parameter{{Name: "name", Type: cty.String}},
 		VarParam: &function.Parameter{Name: "default", Type: cty.String},
 		Type:     function.StaticReturnType(cty.String),
@@ -166,7 +184,6 @@ func functions(root string, envRead map[string]string, reads *readLog) map[strin
 			return cty.StringVal(v).Mark(SensitiveMark), nil
 		},
 	})
-	return fs
 }
 
 func stringHash(f func([]byte) string) function.Function {

@@ -169,7 +169,7 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 			default:
 				k := p.Kinds[b.Type]
 				if declare(b.Type+"."+b.Labels[0], b.DefRange) {
-					blk, d := decodeBlock(k, b)
+					blk, d := decodeBlock(k, p.spec(k), b)
 					diags = append(diags, d...)
 					if blk != nil {
 						p.Blocks = append(p.Blocks, blk)

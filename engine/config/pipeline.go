@@ -6,10 +6,12 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // Pipeline is a loaded pipeline.
@@ -30,6 +32,9 @@ type Pipeline struct {
 	blockOf   map[addr.Node]*Block
 	vars      cty.Value // object of variable values
 	reads     readLog
+	specs     map[string]kindSpec // by kind name, computed once
+	funcsOnce sync.Once
+	funcs     map[string]function.Function // without env(), see functions
 	staticMu  sync.Mutex
 	static    map[string]staticLocal // locals that reference no node, evaluated once
 }
@@ -77,6 +82,7 @@ type Output struct {
 // Block is a node block before expansion.
 type Block struct {
 	Kind      kind.Kind
+	spec      kindSpec
 	Name      string
 	DeclRange hcl.Range
 	Body      hcl.Body // the kind's own attributes (meta-arguments removed)
@@ -152,4 +158,28 @@ func (n *Node) AttrRange(name string) hcl.Range {
 type staticLocal struct {
 	value cty.Value
 	env   map[string]string
+}
+
+// kindSpec is a kind's schema, computed once per pipeline: Spec may build
+// its map anew on every call.
+type kindSpec struct {
+	spec   hcldec.ObjectSpec
+	schema *hcl.BodySchema // implied by spec, with the meta-arguments
+}
+
+func (p *Pipeline) spec(k kind.Kind) kindSpec {
+	if s, ok := p.specs[k.Name()]; ok {
+		return s
+	}
+	spec := k.Spec()
+	schema := hcldec.ImpliedSchema(spec)
+	for _, m := range metaArgs {
+		schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: m})
+	}
+	s := kindSpec{spec: spec, schema: schema}
+	if p.specs == nil {
+		p.specs = map[string]kindSpec{}
+	}
+	p.specs[k.Name()] = s
+	return s
 }

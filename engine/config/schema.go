@@ -2,19 +2,13 @@ package config
 
 import (
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hcldec"
-	"github.com/kilnbuild/kiln/engine/kind"
 )
 
 // checkSchema reports arguments and blocks the kind does not know, with
 // suggestions, before anything is evaluated.
-func checkSchema(k kind.Kind, body hcl.Body) hcl.Diagnostics {
-	schema := hcldec.ImpliedSchema(k.Spec())
-	// The meta-arguments are already taken out of body; listing them again
-	// only lets a misspelt one be answered with "Did you mean".
-	for _, m := range metaArgs {
-		schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: m})
-	}
+func checkSchema(schema *hcl.BodySchema, body hcl.Body) hcl.Diagnostics {
+	// The meta-arguments are already taken out of body; the schema lists
+	// them again only so that a misspelt one is answered with "Did you mean".
 	_, diags := body.Content(schema)
 	var out hcl.Diagnostics
 	for _, d := range diags {

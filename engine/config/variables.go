@@ -183,7 +183,7 @@ func (p *Pipeline) undeclared(name string, subject *hcl.Range, where string) *hc
 
 func (p *Pipeline) validate(v *Variable) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"var": p.vars}, Functions: functions(p.Root, nil, &p.reads)}
+	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"var": p.vars}, Functions: p.functions(nil)}
 	for _, val := range v.validations {
 		ok, d := val.condition.Value(ctx)
 		diags = append(diags, d...)
