@@ -179,7 +179,14 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 			dec.Action, dec.Reasons = Start, []Reason{{Kind: "service", Detail: dec.Probe.Down}}
 			return
 		}
-		if drift := d.drift(ctx, dec); drift != "" {
+		if drift, linkOnly := d.drift(ctx, dec); drift != "" {
+			if linkOnly && !service && rec.Entry != "" {
+				// The result is intact; only its stable path is gone or
+				// moved: point it back, without running.
+				dec.Action, dec.Restore = Restore, rec
+				dec.Reasons = []Reason{{Kind: "drift", Detail: drift + "; the result is intact and is linked again"}}
+				return
+			}
 			dec.Action, dec.Reasons = Repair, []Reason{{Kind: "drift", Detail: drift}}
 			if service {
 				dec.Action = Start
@@ -222,14 +229,23 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 }
 
 // drift reports how a built node's outputs differ from its record.
-func (d *Decider) drift(ctx context.Context, dec *Decision) string {
+func (d *Decider) drift(ctx context.Context, dec *Decision) (drift string, linkOnly bool) {
 	rec := dec.Record
 	name := dec.Node.Addr.FileName()
 	if rec.Entry != "" {
 		if key, ok := d.Store.Linked(name); !ok || key != rec.Entry {
-			return fmt.Sprintf("%s no longer points at the result", d.Store.OutPath(name))
+			drift = fmt.Sprintf("%s no longer points at the result", d.Store.OutPath(name))
 		}
 	}
+	if result := d.resultDrift(ctx, dec); result != "" {
+		return result, false
+	}
+	return drift, drift != ""
+}
+
+// resultDrift reports how a built node's result differs from its record.
+func (d *Decider) resultDrift(ctx context.Context, dec *Decision) string {
+	rec := dec.Record
 	if v, ok := dec.Kind.(kind.Verifier); ok {
 		drift, err := v.Verify(ctx, dec.KindNode, d.Records.KindRecord(rec))
 		if err != nil {
