@@ -4,4 +4,9 @@
 // SIGTERM, then SIGKILL after a grace period, and a member left behind after
 // the leader exited is killed too. A process's exit is reported as an
 // *ExitError with its status or signal, never as the raw os/exec error.
+//
+// It also holds the small helpers kinds need around the commands they run
+// and the machine they run on: the tail of a command's output for error
+// messages, a minimal environment for probes, the machine's architecture
+// as install paths spell it, and key=value files such as version.info.
 package proc

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"bufio"
 	"os"
 	"runtime"
 	"strings"
@@ -53,4 +54,25 @@ func LastLines(s string, n int) string {
 		return "no output"
 	}
 	return strings.Join(lines, " | ")
+}
+
+// ReadKey returns the value of key in a key=value file such as Ascend's
+// version.info; keys compare case-insensitively, surrounding blanks and
+// quotes are dropped. found is false when no line sets key.
+func ReadKey(path, key string) (value string, found bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), key) {
+			continue
+		}
+		return strings.Trim(strings.TrimSpace(v), `"'`), true, nil
+	}
+	return "", false, sc.Err()
 }

@@ -9,8 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/kilnbuild/kiln/engine/proc"
 )
 
 // gitCommand runs one git binary with a fixed environment, writing git's
@@ -60,7 +61,7 @@ func (g *gitCommand) runInput(ctx context.Context, dir string, extraEnv []string
 		return nil, err
 	}
 	var stdout bytes.Buffer
-	tail := &tailWriter{max: 4096}
+	tail := &proc.Tail{Max: 4096}
 	cmd := exec.Command(g.path, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append([]string(nil), g.env...), extraEnv...)
@@ -69,66 +70,14 @@ func (g *gitCommand) runInput(ctx context.Context, dir string, extraEnv []string
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	cmd.Stderr = io.MultiWriter(g.log, tail)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", g.path, err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return stdout.Bytes(), &commandError{Args: args, Dir: dir, Stderr: tail.lastLines(6), Err: err}
-		}
-		return stdout.Bytes(), nil
-	case <-ctx.Done():
-		stopGroup(cmd.Process.Pid, done, g.grace)
+	err := proc.Run(ctx, cmd, g.grace)
+	switch {
+	case ctx.Err() != nil:
 		return nil, fmt.Errorf("git %s (in %s) stopped: %w", strings.Join(args, " "), dir, ctx.Err())
+	case err != nil:
+		return stdout.Bytes(), &commandError{Args: args, Dir: dir, Stderr: proc.LastLines(tail.String(), 6), Err: err}
 	}
-}
-
-// stopGroup sends SIGTERM to the process group pgid, then SIGKILL if the
-// leader has not exited after grace, and waits for the leader.
-func stopGroup(pgid int, done <-chan error, grace time.Duration) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-done:
-		// The leader is gone; make sure nothing it started lingers.
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
-	}
-}
-
-// tailWriter keeps the last max bytes written to it.
-type tailWriter struct {
-	max int
-	buf []byte
-}
-
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.buf = append(w.buf, p...)
-	if len(w.buf) > w.max {
-		w.buf = append([]byte(nil), w.buf[len(w.buf)-w.max:]...)
-	}
-	return len(p), nil
-}
-
-// lastLines returns up to n last non-empty lines, joined with "; ".
-func (w *tailWriter) lastLines(n int) string {
-	var lines []string
-	for _, l := range strings.Split(string(w.buf), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "; ")
+	return stdout.Bytes(), nil
 }
 
 // repositoryVars locate a repository or index; inherited, they would point

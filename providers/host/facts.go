@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -97,7 +96,7 @@ func (h *Host) findNPUSmi(name string) (string, string) {
 
 // readFact reads key from a key=value file, recording why when it cannot.
 func readFact(path, key, fact string, reasons map[string]string) string {
-	v, ok, err := readKey(path, key)
+	v, ok, err := proc.ReadKey(path, key)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		reasons[fact] = path + " missing"
@@ -107,26 +106,6 @@ func readFact(path, key, fact string, reasons map[string]string) string {
 		reasons[fact] = fmt.Sprintf("%s has no %s= line", path, key)
 	}
 	return v
-}
-
-// readKey returns the value of key in a key=value file; keys compare
-// case-insensitively, surrounding blanks and quotes are dropped.
-func readKey(path, key string) (string, bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), key) {
-			continue
-		}
-		return strings.Trim(strings.TrimSpace(v), `"'`), true, nil
-	}
-	return "", false, sc.Err()
 }
 
 // Map is every fact and every reason, as Probe.Facts and Result.Attrs hold them.

@@ -1,7 +1,6 @@
 package toolchain
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -89,7 +88,7 @@ func (t *Toolchain) inspect(ctx context.Context, c *config, a addr.Node, dir str
 func (t *Toolchain) readVersion(ctx context.Context, c *config, a addr.Node, dir string, env []string) (found, where, problem string) {
 	if c.ProbeCommand == nil {
 		where = c.ProbeFile
-		v, ok, err := readKey(c.ProbeFile, c.ProbeKey)
+		v, ok, err := proc.ReadKey(c.ProbeFile, c.ProbeKey)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return "", where, fmt.Sprintf("version file %s not found (install %s %s or set probe.file to the file that records its version)", where, product(a), c.Version)
@@ -114,26 +113,6 @@ func (t *Toolchain) readVersion(ctx context.Context, c *config, a addr.Node, dir
 		return "", where, fmt.Sprintf("version probe %s printed nothing matching /%s/ (fix probe.pattern): %s", where, c.ProbePattern, proc.LastLines(out.String(), 5))
 	}
 	return m[1], where, ""
-}
-
-// readKey returns the value of key in a key=value file; keys compare
-// case-insensitively, surrounding blanks and quotes are dropped.
-func readKey(path, key string) (string, bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), key) {
-			continue
-		}
-		return strings.Trim(strings.TrimSpace(v), `"'`), true, nil
-	}
-	return "", false, sc.Err()
 }
 
 func fileSHA256(path string) (string, error) {
