@@ -15,6 +15,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/run"
+	"github.com/kilnbuild/kiln/providers/fetch"
 )
 
 type applyArgs struct {
@@ -107,6 +108,9 @@ func runApply(c *cli, args []string) int {
 	}
 	progress := &render.Progress{W: c.stdout, TTY: c.isTTY, Colors: c.colours(a.noColor), Meters: meters(w), Quiet: a.quiet}
 	opts.Hooks = progress
+	if f, ok := w.Pipeline.Kinds["fetch"].(*fetch.Fetch); ok {
+		f.Progress = progress.Bytes
+	}
 	ctx, stop := interruptible()
 	defer stop()
 	start := time.Now()

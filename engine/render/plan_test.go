@@ -167,3 +167,13 @@ func TestPlanMarkdownNoChanges(t *testing.T) {
 		t.Errorf("markdown (-want +got):\n%s", diff)
 	}
 }
+
+func TestByteStatus(t *testing.T) {
+	got := byteStatus(3<<20, 12<<20, 2*time.Second)
+	if got != "3.0 MiB of 12.0 MiB (25%), 1.5 MiB/s" {
+		t.Errorf("byteStatus = %q", got)
+	}
+	if got := byteStatus(512, -1, 0); got != "512 B" {
+		t.Errorf("byteStatus without a size = %q", got)
+	}
+}

@@ -46,6 +46,10 @@ type running struct {
 	since time.Time
 	last  string
 	step  int64
+	// A download's bytes so far, its size (-1 unknown) and when the first
+	// byte arrived, for the rate.
+	done, total int64
+	first       time.Time
 }
 
 // Start begins the live status (terminal only).
@@ -119,6 +123,21 @@ func (p *Progress) Output(a addr.Node, text string) {
 	}
 }
 
+// Bytes records a download's progress for the live status; kinds that
+// download call it (addr is the node's address as text).
+func (p *Progress) Bytes(addr string, done, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for a, r := range p.running {
+		if a.String() == addr {
+			if r.first.IsZero() {
+				r.first = p.Now()
+			}
+			r.done, r.total = done, total
+		}
+	}
+}
+
 func (p *Progress) Finished(r run.NodeResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -184,6 +203,9 @@ func (p *Progress) redraw() {
 		}
 		r := p.running[a]
 		status := truncate(r.last, 60)
+		if r.done > 0 {
+			status = byteStatus(r.done, r.total, p.Now().Sub(r.first))
+		}
 		if m, ok := p.Meters[a]; ok && r.step > 0 {
 			status = fmt.Sprintf("step %d", r.step)
 			if m.Total > 0 {
@@ -226,4 +248,29 @@ func ApplySummary(r *run.Result, took time.Duration) string {
 		parts = append(parts, "nothing to do")
 	}
 	return fmt.Sprintf("Apply: %s (%s).", strings.Join(parts, ", "), round(took))
+}
+
+// byteStatus reads like "1.2 GiB of 15.0 GiB (8%), 48.0 MiB/s".
+func byteStatus(done, total int64, took time.Duration) string {
+	s := sizeText(done)
+	if total > 0 {
+		s += fmt.Sprintf(" of %s (%d%%)", sizeText(total), done*100/total)
+	}
+	if took > time.Second {
+		s += ", " + sizeText(int64(float64(done)/took.Seconds())) + "/s"
+	}
+	return s
+}
+
+func sizeText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
