@@ -14,7 +14,8 @@ import (
 
 // maxInstances bounds count and for_each: a pipeline is a plan a person
 // reviews, and a typo like count = 1e9 must fail fast, not exhaust memory.
-const maxInstances = 1_000_000
+// (A variable only so that the fuzz test can explore with small pipelines.)
+var maxInstances = 1_000_000
 
 // expand turns blocks into node instances, resolves their dependencies and
 // evaluates their meta-arguments.
