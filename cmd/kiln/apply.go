@@ -66,7 +66,9 @@ func runApply(c *cli, args []string) int {
 		return runCheck(c, a, path, checkAddrs, args)
 	}
 	var saved *savedPlan
-	if strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".plan") || strings.HasSuffix(path, ".kilnplan") {
+	// A saved plan is recognised by its content, so a pipeline written in
+	// HCL's JSON syntax still applies as a pipeline.
+	if isPlanFile(path) {
 		if saved, err = loadPlan(path); err != nil {
 			c.fail(err)
 			return 1
@@ -89,6 +91,9 @@ func runApply(c *cli, args []string) int {
 	}
 	w, ok := c.open(&a.pipelineArgs, path, targets, replace)
 	if !ok {
+		if saved == nil && strings.HasSuffix(path, ".json") {
+			fmt.Fprintf(c.stderr, "kiln apply: %s is not a kiln plan file (make one with kiln plan -out %s) and does not load as a pipeline either (above)\n", path, path)
+		}
 		return 1
 	}
 	opts := engine.ApplyOptions{Parallelism: a.parallelism, Capacity: capacity, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " ")}

@@ -150,3 +150,16 @@ func loadPlan(file string) (*savedPlan, error) {
 	}
 	return &sp, nil
 }
+
+// isPlanFile reports whether path is a file written by kiln plan -out.
+func isPlanFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head struct {
+		Format string `json:"format"`
+	}
+	return json.NewDecoder(f).Decode(&head) == nil && head.Format == savedPlanFormat
+}
