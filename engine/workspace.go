@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -275,8 +274,6 @@ func commonPrefix(a, b string) int {
 	}
 	return n
 }
-
-var _ = strings.TrimSpace
 
 // ConfigDigest identifies the configuration a plan was made from: the
 // pipeline's files and the variable values given.

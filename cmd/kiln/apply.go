@@ -131,7 +131,7 @@ func runApply(c *cli, args []string) int {
 	fmt.Fprintln(c.stdout, render.ApplySummary(res, time.Since(start)))
 	c.printFailures(w, res)
 	if ctx.Err() != nil {
-		fmt.Fprintf(c.stderr, "kiln apply: %v; the state is consistent: run kiln apply again to finish\n", context_cause(ctx))
+		fmt.Fprintf(c.stderr, "kiln apply: %v; the state is consistent: run kiln apply again to finish\n", context.Cause(ctx))
 		return 130
 	}
 	if res.Failed() || err != nil {

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/kilnbuild/kiln/engine"
 )
-
-func context_cause(ctx context.Context) error { return context.Cause(ctx) }
 
 // printOutputs prints the pipeline's outputs after a successful apply.
 func (c *cli) printOutputs(w *engine.Workspace) {

@@ -185,7 +185,7 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 			e, ok := p.static[name]
 			p.staticMu.Unlock()
 			if ok {
-				return evaluated{e.value, e.env}
+				return evaluated(e)
 			}
 		}
 		reads := map[string]string{}

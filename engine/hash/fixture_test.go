@@ -18,11 +18,10 @@ type node struct {
 	dir     bool
 }
 
-func file(path, content string) node              { return node{path: path, content: content} }
-func exe(path, content string) node               { return node{path: path, content: content, mode: 0o755} }
-func link(path, target string) node               { return node{path: path, target: target} }
-func folder(path string) node                     { return node{path: path, dir: true} }
-func fileMode(path, c string, m os.FileMode) node { return node{path: path, content: c, mode: m} }
+func file(path, content string) node { return node{path: path, content: content} }
+func exe(path, content string) node  { return node{path: path, content: content, mode: 0o755} }
+func link(path, target string) node  { return node{path: path, target: target} }
+func folder(path string) node        { return node{path: path, dir: true} }
 
 // build creates the nodes under a new temporary folder and returns it.
 func build(t testing.TB, nodes ...node) string {

@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
-	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -149,4 +148,3 @@ func (v *Values) Set(a addr.Node, x cty.Value) {
 }
 
 var _ config.Values = (*Values)(nil)
-var _ = kind.Node{}

@@ -65,11 +65,3 @@ func (g *gitRepo) commit(msg string, files map[string]string) string {
 	g.git("commit", "-q", "--allow-empty", "-m", msg)
 	return g.git("rev-parse", "HEAD")
 }
-
-// remove deletes a file of the work tree.
-func (g *gitRepo) remove(name string) {
-	g.t.Helper()
-	if err := os.Remove(filepath.Join(g.dir, name)); err != nil {
-		g.t.Fatal(err)
-	}
-}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run/sched"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -189,5 +188,3 @@ func (e *DiagError) Error() string {
 	}
 	return e.Diags.Error()
 }
-
-func nodeAddrErr(a addr.Node, err error) error { return fmt.Errorf("%s: %w", a, err) }

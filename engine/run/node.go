@@ -342,8 +342,6 @@ func relPath(root, p string) string {
 	return p
 }
 
-var _ = os.Getpid
-
 // emptyDir removes everything inside dir, keeping dir.
 func emptyDir(dir string) error {
 	entries, err := os.ReadDir(dir)

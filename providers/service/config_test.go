@@ -128,7 +128,7 @@ func TestConfigHashFollowsConfigOnly(t *testing.T) {
 		}
 		return s
 	}
-	if h(base) != h(base) {
+	if first, second := h(base), h(base); first != second {
 		t.Error("the same configuration hashes differently")
 	}
 	for _, changed := range []string{
