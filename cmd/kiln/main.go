@@ -1,6 +1,3 @@
-// Command kiln plans and applies content-hashed pipelines described in HCL.
-// Each command lives in its own file: it parses its flags into a struct,
-// calls the engine and hands the result to a view in engine/render.
 package main
 
 import (

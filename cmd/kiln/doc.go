@@ -1,0 +1,9 @@
+// Command kiln plans and applies content-hashed pipelines described in HCL.
+// Each command lives in its own file: it parses its flags into a struct,
+// calls the engine and hands the result to a view in engine/render.
+//
+// Environment: NO_COLOR turns colour off; KILN_VAR_name sets a variable;
+// KILN_DEBUG_KEY=1 prints every key computed with its lines; KILN_NO_QUICK=1
+// makes plan and apply skip the no-change certificate; KILN_CPUPROFILE=FILE
+// writes a CPU profile of the command.
+package main
