@@ -49,6 +49,14 @@ func (rs *Records) Stored(key string) *state.Record {
 	return m.Record
 }
 
+// Put records r as the record of its store entry, after the entry was
+// completed, so later lookups in this process see it and not an older one.
+func (rs *Records) Put(r *state.Record) {
+	rs.mu.Lock()
+	rs.cache[r.Key] = r
+	rs.mu.Unlock()
+}
+
 // KindRecord is the view of a record that kinds see.
 func (rs *Records) KindRecord(r *state.Record) *kind.Record {
 	if r == nil {

@@ -270,6 +270,9 @@ func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start 
 	if err := d.Store.Complete(state.EntryMeta{Key: dec.Key, Digest: digest, Addr: rec.Addr, Created: time.Now().UTC(), Record: rec}); err != nil {
 		return fmt.Errorf("publishing the result: %w", err)
 	}
+	if rec.Key == dec.Key {
+		d.Records.Put(rec)
+	}
 	if err := d.Store.Link(n.Addr.FileName(), dec.Key); err != nil {
 		return fmt.Errorf("publishing the result: %w", err)
 	}
