@@ -3,9 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine"
+	"github.com/kilnbuild/kiln/engine/render"
 )
 
 type gcArgs struct {
@@ -48,26 +50,17 @@ func runGC(c *cli, args []string) int {
 		c.fail(err)
 		return 1
 	}
-	verb := "Removed"
+	verb := "removed"
 	if a.dryRun {
-		verb = "Would remove"
+		verb = "would remove"
 	}
 	for _, e := range rep.Removed {
-		fmt.Fprintf(c.stdout, "%s %s (%s, %s)\n", map[bool]string{true: "would remove", false: "removed"}[a.dryRun], e.Key[:12], e.Addr, humanBytes(e.Size))
+		fmt.Fprintf(c.stdout, "%s %s (%s, %s)\n", verb, shortHex(e.Key), e.Addr, render.SizeText(e.Size))
 	}
-	fmt.Fprintf(c.stdout, "%s %d entr%s, %s; kept %d in use.\n", verb, len(rep.Removed), map[bool]string{true: "y", false: "ies"}[len(rep.Removed) == 1], humanBytes(rep.Freed), rep.Kept)
+	entries := "entries"
+	if len(rep.Removed) == 1 {
+		entries = "entry"
+	}
+	fmt.Fprintf(c.stdout, "%s %d %s, %s; kept %d in use.\n", strings.ToUpper(verb[:1])+verb[1:], len(rep.Removed), entries, render.SizeText(rep.Freed), rep.Kept)
 	return 0
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

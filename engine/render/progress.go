@@ -252,17 +252,18 @@ func ApplySummary(r *run.Result, took time.Duration) string {
 
 // byteStatus reads like "1.2 GiB of 15.0 GiB (8%), 48.0 MiB/s".
 func byteStatus(done, total int64, took time.Duration) string {
-	s := sizeText(done)
+	s := SizeText(done)
 	if total > 0 {
-		s += fmt.Sprintf(" of %s (%d%%)", sizeText(total), done*100/total)
+		s += fmt.Sprintf(" of %s (%d%%)", SizeText(total), done*100/total)
 	}
 	if took > time.Second {
-		s += ", " + sizeText(int64(float64(done)/took.Seconds())) + "/s"
+		s += ", " + SizeText(int64(float64(done)/took.Seconds())) + "/s"
 	}
 	return s
 }
 
-func sizeText(n int64) string {
+// SizeText writes a byte count the way people read it: 1.5 MiB.
+func SizeText(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
