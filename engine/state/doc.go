@@ -10,12 +10,18 @@
 //	dir/state.journal      records committed by an apply not yet compacted
 //	dir/lock               flock(2) target; holds the holder's pid, host, start, command
 //	dir/store/<key>/       output folder of one run, named by the node key
-//	dir/store/<key>.json   entry metadata; present only once the run succeeded
+//	dir/store/<key>.json   entry metadata and the full record of the run; present
+//	                       only once the run succeeded
 //	dir/out/<FileName>     symlink to ../store/<key>: a node's stable output path
 //
-// Invariants. Every file kiln replaces is written atomically (temp file in the
-// same folder, fsync, rename, fsync of the folder), so a crash leaves either
-// the old or the new content. Load never writes and never panics: a damaged
+// Invariants. The snapshot and its backup are written atomically (temp file
+// in the same folder, fsync, rename, fsync of the folder), so a crash leaves
+// either the old or the new content. What can be recomputed is written
+// without fsync, so that an apply of many quick nodes is not paced by the
+// disk: store metadata is written in place (a torn file is invalid JSON and
+// reads as an incomplete entry), a stable link is replaced by rename (a lost
+// one is found by the next plan and linked again), and journal writes are
+// batched to at most one fsync every 20 ms. Load never writes and never panics: a damaged
 // snapshot is reported as a *CorruptError and left byte-for-byte as it was. A
 // journal line carries its own checksum; only the last line may be torn by a
 // crash and is then ignored. The journal starts with the lineage and serial of
