@@ -95,3 +95,18 @@ func onePath(pos []string, name string) (string, error) {
 	}
 	return "", fmt.Errorf("kiln %s takes one pipeline path, got %d: %s", name, len(pos), strings.Join(pos, " "))
 }
+
+// pathArg parses a command's flags and its one optional pipeline path,
+// printing what is wrong; ok is false when the command must stop.
+func (c *cli) pathArg(fs *flag.FlagSet, args []string) (path string, ok bool) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "kiln %s: %v\n", fs.Name(), err)
+		return "", false
+	}
+	if path, err = onePath(pos, fs.Name()); err != nil {
+		fmt.Fprintln(c.stderr, err)
+		return "", false
+	}
+	return path, true
+}

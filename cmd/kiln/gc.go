@@ -30,14 +30,8 @@ func init() {
 
 func runGC(c *cli, args []string) int {
 	fs, a := gcFlags()
-	pos, err := parse(fs, args)
-	if err != nil {
-		fmt.Fprintln(c.stderr, "kiln gc:", err)
-		return 1
-	}
-	path, err := onePath(pos, "gc")
-	if err != nil {
-		fmt.Fprintln(c.stderr, err)
+	path, ok := c.pathArg(fs, args)
+	if !ok {
 		return 1
 	}
 	dir, err := stateDirOf(path)

@@ -30,14 +30,8 @@ func init() {
 
 func runGraph(c *cli, args []string) int {
 	fs, a := graphFlags()
-	pos, err := parse(fs, args)
-	if err != nil {
-		fmt.Fprintln(c.stderr, "kiln graph:", err)
-		return 1
-	}
-	path, err := onePath(pos, "graph")
-	if err != nil {
-		fmt.Fprintln(c.stderr, err)
+	path, ok := c.pathArg(fs, args)
+	if !ok {
 		return 1
 	}
 	w, ok := c.open(&a.pipelineArgs, path, nil, nil)

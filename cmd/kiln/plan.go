@@ -40,18 +40,12 @@ func init() {
 
 func runPlan(c *cli, args []string) int {
 	fs, a := planFlags()
-	pos, err := parse(fs, args)
-	if err != nil {
-		fmt.Fprintln(c.stderr, "kiln plan:", err)
+	path, ok := c.pathArg(fs, args)
+	if !ok {
 		return 1
 	}
 	if a.json {
 		a.format = "json"
-	}
-	path, err := onePath(pos, "plan")
-	if err != nil {
-		fmt.Fprintln(c.stderr, err)
-		return 1
 	}
 	targets, err := parseAddrs("target", a.targets)
 	replace, err2 := parseAddrs("replace", a.replace)

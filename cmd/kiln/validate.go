@@ -19,14 +19,8 @@ func validateFlags() (*flag.FlagSet, *pipelineArgs) {
 
 func runValidate(c *cli, args []string) int {
 	fs, a := validateFlags()
-	pos, err := parse(fs, args)
-	if err != nil {
-		fmt.Fprintln(c.stderr, "kiln validate:", err)
-		return 1
-	}
-	path, err := onePath(pos, "validate")
-	if err != nil {
-		fmt.Fprintln(c.stderr, err)
+	path, ok := c.pathArg(fs, args)
+	if !ok {
 		return 1
 	}
 	w, ok := c.open(a, path, nil, nil)
