@@ -60,7 +60,7 @@ func (w *Workspace) recordLock(res *run.Result) error {
 // apply, and reloads the state and the lock under it.
 func (w *Workspace) hold(command string) (release func(), err error) {
 	dir := w.Pipeline.StateDir
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := state.MakeDir(dir); err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()

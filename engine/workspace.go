@@ -33,6 +33,9 @@ type Options struct {
 	Kinds    []kind.Kind
 	Targets  []addr.Node
 	Replace  []addr.Node
+	// Capacity is the resource pools (-resource npu=8); nil means what this
+	// machine offers (HostCapacity). Plan and apply both decide with it.
+	Capacity map[string]int64
 	// DebugKey receives every key computed, with its lines.
 	DebugKey func(a addr.Node, key string, lines []string)
 }
@@ -112,8 +115,18 @@ func (w *Workspace) statCachePath() string {
 	return filepath.Join(w.Pipeline.StateDir, "cache", "stat")
 }
 
+// Capacity is the resource pools decisions are made against: those of
+// Options, or what this machine offers.
+func (w *Workspace) Capacity() map[string]int64 {
+	if w.opts.Capacity == nil {
+		w.opts.Capacity = w.HostCapacity()
+	}
+	return w.opts.Capacity
+}
+
 // Plan decides every node in scope.
 func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
+	w.Decider.Capacity = w.Capacity()
 	pl, diags := w.Decider.Make(ctx, w.DAG, w.Scope)
 	w.saveStatCache()
 	for _, d := range pl.Changes {
@@ -132,6 +145,9 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 }
 
 func (w *Workspace) saveStatCache() {
+	if state.MakeDir(w.Pipeline.StateDir) != nil {
+		return
+	}
 	if err := os.MkdirAll(filepath.Dir(w.statCachePath()), 0o755); err == nil {
 		_ = w.Stat.Save(w.statCachePath())
 	}
@@ -140,10 +156,11 @@ func (w *Workspace) saveStatCache() {
 // ApplyOptions tune an apply.
 type ApplyOptions struct {
 	Parallelism int
-	Capacity    map[string]int64
-	FailFast    bool
-	Hooks       run.Hooks
-	Command     string // the command line, recorded as the lock holder
+	// Capacity overrides the workspace's (Options.Capacity); nil keeps it.
+	Capacity map[string]int64
+	FailFast bool
+	Hooks    run.Hooks
+	Command  string // the command line, recorded as the lock holder
 	// Expect, when set, is the state lineage and serial a saved plan was
 	// made against; the apply refuses if the state moved since.
 	Expect *StateStamp
@@ -174,7 +191,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		return nil, &run.DiagError{Diags: diags}
 	}
 	dir := w.Pipeline.StateDir
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := state.MakeDir(dir); err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
@@ -192,6 +209,10 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		return nil, d
 	}
 	w.Decider.Pins = w.Lock.Pins
+	if o.Capacity == nil {
+		o.Capacity = w.Capacity()
+	}
+	w.Decider.Capacity = o.Capacity
 	if o.Expect != nil && *o.Expect != w.Stamp() {
 		return nil, fmt.Errorf("%w: it was made against state serial %d, the state is now at serial %d (lineage %s); run kiln plan again", ErrStalePlan, o.Expect.Serial, w.State.Serial, shortLineage(w.State.Lineage))
 	}

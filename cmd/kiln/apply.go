@@ -19,10 +19,8 @@ import (
 )
 
 type applyArgs struct {
-	pipelineArgs
-	targetArgs
+	decideArgs
 	parallelism int
-	resources   listFlag
 	failFast    bool
 	quiet       bool
 	check       bool
@@ -31,10 +29,8 @@ type applyArgs struct {
 func applyFlags() (*flag.FlagSet, *applyArgs) {
 	a := &applyArgs{}
 	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
-	a.pipelineArgs.register(fs)
-	a.targetArgs.register(fs)
+	a.decideArgs.register(fs)
 	fs.IntVar(&a.parallelism, "parallelism", runtime.NumCPU(), "run at most N nodes at once")
-	fs.Var(&a.resources, "resource", "capacity of a resource pool: -resource npu=8 (repeatable; default: what a host node reports)")
 	fs.BoolVar(&a.failFast, "fail-fast", false, "start nothing new after the first failure (default: keep going with independent nodes)")
 	fs.BoolVar(&a.quiet, "quiet", false, "do not stream the nodes' output (it stays in kiln logs ADDR)")
 	fs.BoolVar(&a.check, "check", false, "rebuild built nodes (or the ADDRs given) into a scratch folder and compare digests with kiln.lock.hcl; changes nothing (exit 1 on a mismatch)")
@@ -74,29 +70,27 @@ func runApply(c *cli, args []string) int {
 			return 1
 		}
 		path = saved.Path
-		a.vars, a.varFiles, a.targets, a.replace = saved.Vars, saved.VarFiles, saved.Targets, saved.Replace
+		a.vars, a.varFiles, a.targets, a.replace, a.resources = saved.Vars, saved.VarFiles, saved.Targets, saved.Replace, saved.Resources
 	}
-	targets, err := parseAddrs("target", a.targets)
-	replace, err2 := parseAddrs("replace", a.replace)
-	capacity, err3 := parseResources(a.resources)
-	if err := firstErr(err, err2, err3); err != nil {
+	d, err := a.decideArgs.parse()
+	if err != nil {
 		fmt.Fprintln(c.stderr, "kiln apply:", err)
 		return 1
 	}
-	if saved == nil && len(targets) == 0 && len(replace) == 0 {
+	if saved == nil && !d.narrowed() {
 		if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
 			fmt.Fprintf(c.stdout, "Apply: %d up-to-date (nothing to do).\n", n)
 			return 0
 		}
 	}
-	w, ok := c.open(&a.pipelineArgs, path, targets, replace)
+	w, ok := c.open(&a.pipelineArgs, path, d)
 	if !ok {
 		if saved == nil && strings.HasSuffix(path, ".json") {
 			fmt.Fprintf(c.stderr, "kiln apply: %s is not a kiln plan file (make one with kiln plan -out %s) and does not load as a pipeline either (above)\n", path, path)
 		}
 		return 1
 	}
-	opts := engine.ApplyOptions{Parallelism: a.parallelism, Capacity: capacity, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " ")}
+	opts := engine.ApplyOptions{Parallelism: a.parallelism, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " ")}
 	if saved != nil {
 		if w.ConfigDigest() != saved.Config {
 			fmt.Fprintf(c.stderr, "kiln apply: %v: the pipeline's files or variables changed since the plan was saved; run kiln plan -out again\n", engine.ErrStalePlan)
@@ -107,9 +101,6 @@ func runApply(c *cli, args []string) int {
 			fmt.Fprintf(c.stderr, "kiln apply: %v: %s changed since the plan was saved (an input file, an upstream result or the machine); run kiln plan -out again\n", engine.ErrStalePlan, strings.Join(moved, ", "))
 			return 1
 		}
-	}
-	if opts.Capacity == nil {
-		opts.Capacity = w.HostCapacity()
 	}
 	progress := &render.Progress{W: c.stdout, TTY: c.isTTY, Colors: c.colours(a.noColor), Meters: meters(w), Quiet: a.quiet}
 	opts.Hooks = progress

@@ -36,7 +36,7 @@ func runDestroy(c *cli, args []string) int {
 			path = p
 		}
 	}
-	w, ok := c.open(a, path, nil, nil)
+	w, ok := c.open(a, path, decision{})
 	if !ok {
 		return 1
 	}

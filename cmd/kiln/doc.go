@@ -2,8 +2,10 @@
 // Each command lives in its own file: it parses its flags into a struct,
 // calls the engine and hands the result to a view in engine/render.
 //
-// Environment: NO_COLOR turns colour off; KILN_VAR_name sets a variable;
-// KILN_DEBUG_KEY=1 prints every key computed with its lines; KILN_NO_QUICK=1
-// makes plan and apply skip the no-change certificate; KILN_CPUPROFILE=FILE
-// writes a CPU profile of the command.
+// Environment: NO_COLOR turns colour off (so does TERM=dumb); KILN_VAR_name
+// sets a variable; KILN_CEILING_DIRECTORIES stops the upward search for a
+// pipeline below the folders it lists; KILN_DEBUG_KEY=1 prints every key
+// computed with its lines; KILN_NO_QUICK=1 makes plan and apply skip the
+// no-change certificate; KILN_CPUPROFILE=FILE writes a CPU profile of the
+// command.
 package main

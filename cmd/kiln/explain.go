@@ -24,7 +24,11 @@ func init() {
 func runExplain(c *cli, args []string) int {
 	fs, a := explainFlags()
 	pos, err := parse(fs, args)
-	if err != nil || len(pos) == 0 || len(pos) > 2 {
+	if err != nil {
+		fmt.Fprintf(c.stderr, "kiln %s: %v\n", fs.Name(), err)
+		return 1
+	}
+	if len(pos) == 0 || len(pos) > 2 {
 		fmt.Fprintln(c.stderr, "kiln explain: give a node address, e.g. kiln explain exec.train")
 		return 1
 	}
@@ -32,7 +36,7 @@ func runExplain(c *cli, args []string) int {
 	if len(pos) == 2 {
 		path = pos[1]
 	}
-	w, ok := c.open(a, path, nil, nil)
+	w, ok := c.open(a, path, decision{})
 	if !ok {
 		return 1
 	}

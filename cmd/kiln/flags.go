@@ -45,15 +45,40 @@ func (p *pipelineArgs) varMap() (map[string]string, error) {
 	return m, nil
 }
 
-// targetArgs select nodes.
-type targetArgs struct {
-	targets listFlag
-	replace listFlag
+// decideArgs are every flag that changes what apply would decide. plan and
+// apply share this one definition, so a scripted plan accepts exactly the
+// flags of the apply that follows it, as in Terraform.
+type decideArgs struct {
+	pipelineArgs
+	targets   listFlag
+	replace   listFlag
+	resources listFlag
 }
 
-func (t *targetArgs) register(fs *flag.FlagSet) {
-	fs.Var(&t.targets, "target", "limit to this node and what it depends on (repeatable)")
-	fs.Var(&t.replace, "replace", "rebuild this node even if it is up to date (repeatable)")
+func (d *decideArgs) register(fs *flag.FlagSet) {
+	d.pipelineArgs.register(fs)
+	fs.Var(&d.targets, "target", "limit to this node and what it depends on (repeatable)")
+	fs.Var(&d.replace, "replace", "rebuild this node even if it is up to date (repeatable)")
+	fs.Var(&d.resources, "resource", "capacity of a resource pool: -resource npu=8 (repeatable; default: what a host node reports)")
+}
+
+// decision is decideArgs parsed.
+type decision struct {
+	targets, replace []addr.Node
+	capacity         map[string]int64 // nil: what this machine offers
+}
+
+func (d *decideArgs) parse() (decision, error) {
+	targets, err := parseAddrs("target", d.targets)
+	replace, err2 := parseAddrs("replace", d.replace)
+	capacity, err3 := parseResources(d.resources)
+	return decision{targets: targets, replace: replace, capacity: capacity}, firstErr(err, err2, err3)
+}
+
+// narrowed reports whether the flags select or force nodes, which the
+// no-change certificate cannot answer for.
+func (d decision) narrowed() bool {
+	return len(d.targets) > 0 || len(d.replace) > 0 || d.capacity != nil
 }
 
 func parseAddrs(flagName string, list []string) ([]addr.Node, error) {
@@ -75,7 +100,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, fmt.Errorf("%w (kiln help %s lists the flags)", err, fs.Name())
+			return nil, fmt.Errorf("%w%s (kiln help %s lists the flags)", err, flagSuggestion(fs, err), fs.Name())
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

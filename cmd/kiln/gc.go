@@ -34,7 +34,7 @@ func runGC(c *cli, args []string) int {
 	if !ok {
 		return 1
 	}
-	dir, err := stateDirOf(path)
+	dir, err := c.stateDirOf(path)
 	if err != nil {
 		c.fail(err)
 		return 1

@@ -34,7 +34,7 @@ func runGraph(c *cli, args []string) int {
 	if !ok {
 		return 1
 	}
-	w, ok := c.open(&a.pipelineArgs, path, nil, nil)
+	w, ok := c.open(&a.pipelineArgs, path, decision{})
 	if !ok {
 		return 1
 	}

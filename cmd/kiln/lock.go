@@ -53,7 +53,7 @@ func runLock(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "kiln lock: node addresses (%s) select pins to update: add -update\n", addrs[0])
 		return 1
 	}
-	w, ok := c.open(&a.pipelineArgs, path, nil, nil)
+	w, ok := c.open(&a.pipelineArgs, path, decision{})
 	if !ok {
 		return 1
 	}
@@ -150,7 +150,7 @@ func splitAddrs(pos []string) (addrs []addr.Node, rest []string) {
 // deterministic node reproduced, 1 otherwise (a mismatch, a failed rebuild,
 // or an error).
 func runCheck(c *cli, a *applyArgs, path string, addrs []addr.Node, args []string) int {
-	w, ok := c.open(&a.pipelineArgs, path, nil, nil)
+	w, ok := c.open(&a.pipelineArgs, path, decision{})
 	if !ok {
 		return 1
 	}

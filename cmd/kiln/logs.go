@@ -24,7 +24,11 @@ func logsFlags() (*flag.FlagSet, *bool) {
 func runLogs(c *cli, args []string) int {
 	fs, prev := logsFlags()
 	pos, err := parse(fs, args)
-	if err != nil || len(pos) == 0 || len(pos) > 2 {
+	if err != nil {
+		fmt.Fprintf(c.stderr, "kiln %s: %v\n", fs.Name(), err)
+		return 1
+	}
+	if len(pos) == 0 || len(pos) > 2 {
 		fmt.Fprintln(c.stderr, "kiln logs: give a node address, e.g. kiln logs exec.train")
 		return 1
 	}
@@ -37,7 +41,7 @@ func runLogs(c *cli, args []string) int {
 	if len(pos) == 2 {
 		path = pos[1]
 	}
-	dir, err := stateDirOf(path)
+	dir, err := c.stateDirOf(path)
 	if err != nil {
 		c.fail(err)
 		return 1

@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
-	"strings"
 )
 
 // command is one kiln subcommand.
@@ -15,6 +14,8 @@ type command struct {
 	summary string
 	usage   string
 	run     func(env *cli, args []string) int
+	// hidden commands serve the shell completion scripts; help omits them.
+	hidden bool
 }
 
 var commands = map[string]*command{}
@@ -44,6 +45,11 @@ func main() {
 }
 
 func (c *cli) main(args []string) int {
+	args, err := c.globalOptions(args)
+	if err != nil {
+		fmt.Fprintln(c.stderr, "kiln:", err)
+		return 1
+	}
 	if len(args) == 0 {
 		c.usage(c.stderr)
 		return 1
@@ -58,7 +64,7 @@ func (c *cli) main(args []string) int {
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(c.stderr, "kiln: unknown command %q%s\nRun kiln help for the list of commands.\n", name, suggestCommand(name))
+		fmt.Fprintf(c.stderr, "kiln: unknown command %q%s\nRun kiln help for the list of commands.\n", name, didYouMean(name, commandNames()))
 		return 1
 	}
 	return cmd.run(c, args[1:])
@@ -66,29 +72,26 @@ func (c *cli) main(args []string) int {
 
 func (c *cli) usage(w io.Writer) {
 	fmt.Fprintln(w, "kiln plans and applies content-hashed pipelines described in HCL.")
-	fmt.Fprintln(w, "\nUsage: kiln COMMAND [flags] [PATH]\n\nCommands:")
+	fmt.Fprintln(w, "\nUsage: kiln [-chdir=DIR] COMMAND [flags] [PATH]\n\nCommands:")
+	for _, n := range commandNames() {
+		if commands[n].hidden {
+			continue
+		}
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nGlobal options (before or after COMMAND):\n  -chdir=DIR  run as if kiln was started in DIR")
+	fmt.Fprintln(w, "\nRun kiln help COMMAND for a command's flags.")
+	fmt.Fprintln(w, "PATH is a pipeline file or a folder of *.hcl files; without one, kiln uses")
+	fmt.Fprintln(w, "the current folder, or the nearest folder above it that holds *.hcl files.")
+}
+
+func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w, "\nRun kiln help COMMAND for a command's flags. PATH is a pipeline file or a folder of *.hcl files (default: .).")
-}
-
-func suggestCommand(name string) string {
-	best := ""
-	for n := range commands {
-		if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) {
-			best = n
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
+	return names
 }
 
 func init() {

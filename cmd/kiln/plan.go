@@ -13,8 +13,7 @@ import (
 )
 
 type planArgs struct {
-	pipelineArgs
-	targetArgs
+	decideArgs
 	json         bool
 	format       string
 	out          string
@@ -24,8 +23,7 @@ type planArgs struct {
 func planFlags() (*flag.FlagSet, *planArgs) {
 	a := &planArgs{}
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	a.pipelineArgs.register(fs)
-	a.targetArgs.register(fs)
+	a.decideArgs.register(fs)
 	fs.BoolVar(&a.json, "json", false, "print the plan as JSON (schema: docs/plan-json.md)")
 	fs.StringVar(&a.format, "format", "text", "output format: text, json or markdown")
 	fs.StringVar(&a.out, "out", "", "save the plan to FILE for kiln apply FILE")
@@ -47,19 +45,18 @@ func runPlan(c *cli, args []string) int {
 	if a.json {
 		a.format = "json"
 	}
-	targets, err := parseAddrs("target", a.targets)
-	replace, err2 := parseAddrs("replace", a.replace)
-	if err != nil || err2 != nil {
-		fmt.Fprintln(c.stderr, "kiln plan:", firstErr(err, err2))
+	d, err := a.decideArgs.parse()
+	if err != nil {
+		fmt.Fprintln(c.stderr, "kiln plan:", err)
 		return 1
 	}
-	if a.format == "text" && a.out == "" && len(targets) == 0 && len(replace) == 0 {
+	if a.format == "text" && a.out == "" && !d.narrowed() {
 		if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
 			fmt.Fprintf(c.stdout, "No changes. %d node%s up to date.\n", n, plural(n))
 			return 0
 		}
 	}
-	w, ok := c.open(&a.pipelineArgs, path, targets, replace)
+	w, ok := c.open(&a.pipelineArgs, path, d)
 	if !ok {
 		return 1
 	}
@@ -83,7 +80,7 @@ func runPlan(c *cli, args []string) int {
 		return 1
 	}
 	if a.out != "" {
-		if err := savePlan(a.out, w, a.targets, a.replace, m); err != nil {
+		if err := savePlan(a.out, w, &a.decideArgs, m); err != nil {
 			c.fail(err)
 			return 1
 		}
@@ -116,15 +113,18 @@ type savedPlan struct {
 	VarFiles []string          `json:"var_files,omitempty"`
 	Targets  []string          `json:"targets,omitempty"`
 	Replace  []string          `json:"replace,omitempty"`
-	Plan     *render.PlanJSON  `json:"plan"`
+	// Resources are the -resource flags, so apply decides with the pools
+	// the plan was made against.
+	Resources []string         `json:"resources,omitempty"`
+	Plan      *render.PlanJSON `json:"plan"`
 }
 
 const savedPlanFormat = "kiln-plan-1"
 
-func savePlan(file string, w *engine.Workspace, targets, replace []string, m *render.PlanJSON) error {
+func savePlan(file string, w *engine.Workspace, d *decideArgs, m *render.PlanJSON) error {
 	sp := savedPlan{
 		Format: savedPlanFormat, Path: w.Pipeline.Root, Config: w.ConfigDigest(), Stamp: w.Stamp(),
-		Vars: w.VarFlags(), VarFiles: w.VarFiles(), Targets: targets, Replace: replace, Plan: m,
+		Vars: w.VarFlags(), VarFiles: w.VarFiles(), Targets: d.targets, Replace: d.replace, Resources: d.resources, Plan: m,
 	}
 	b, err := json.MarshalIndent(sp, "", "  ")
 	if err != nil {

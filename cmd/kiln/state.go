@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -25,7 +26,11 @@ func init() {
 func runState(c *cli, args []string) int {
 	fs, _ := stateFlags()
 	pos, err := parse(fs, args)
-	if err != nil || len(pos) == 0 {
+	if err != nil {
+		fmt.Fprintln(c.stderr, "kiln state:", err)
+		return 1
+	}
+	if len(pos) == 0 {
 		fmt.Fprintln(c.stderr, "kiln state: use kiln state list [PATH] or kiln state show ADDR [PATH]")
 		return 1
 	}
@@ -46,7 +51,7 @@ func runState(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, err)
 		return 1
 	}
-	dir, err := stateDirOf(path)
+	dir, err := c.stateDirOf(path)
 	if err != nil {
 		c.fail(err)
 		return 1
@@ -57,6 +62,7 @@ func runState(c *cli, args []string) int {
 		return 1
 	}
 	if sub == "list" {
+		var rows [][]string
 		for _, r := range s.Sorted() {
 			status := "ok"
 			if r.Failure != nil {
@@ -65,12 +71,21 @@ func runState(c *cli, args []string) int {
 			if !r.Good() {
 				status = "failed (never built)"
 			}
-			when := ""
+			when := "-"
 			if !r.Started.IsZero() {
 				when = r.Started.Local().Format(time.DateTime)
 			}
-			fmt.Fprintf(c.stdout, "%-40s %-10s %-12s %-8s %s\n", r.Addr, r.Kind, shortHex(r.Digest), status, when)
+			digest := shortHex(r.Digest)
+			if digest == "" {
+				digest = "-"
+			}
+			rows = append(rows, []string{r.Addr, r.Kind, digest, status, when})
 		}
+		if len(rows) == 0 {
+			fmt.Fprintln(c.stdout, "Nothing recorded yet: kiln apply builds the pipeline.")
+			return 0
+		}
+		render.Table(c.stdout, []string{"ADDRESS", "KIND", "DIGEST", "STATUS", "BUILT"}, rows)
 		return 0
 	}
 	r := s.Records[want]

@@ -8,7 +8,11 @@ import (
 
 // stateDirOf finds the state folder of a pipeline path without loading the
 // pipeline, so state and logs work even when the configuration is broken.
-func stateDirOf(path string) (string, error) {
+func (c *cli) stateDirOf(path string) (string, error) {
+	path, err := c.locate(path)
+	if err != nil {
+		return "", err
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err

@@ -23,7 +23,7 @@ func runValidate(c *cli, args []string) int {
 	if !ok {
 		return 1
 	}
-	w, ok := c.open(a, path, nil, nil)
+	w, ok := c.open(a, path, decision{})
 	if !ok {
 		return 1
 	}

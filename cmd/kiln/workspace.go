@@ -18,13 +18,20 @@ import (
 )
 
 // colours says whether to colour output for these flags.
+// Colour is off with -no-color, NO_COLOR (any value, see no-color.org),
+// TERM=dumb, or when standard output is not a terminal.
 func (c *cli) colours(noColor bool) render.Colors {
-	return render.Colors{On: c.isTTY && !noColor && c.getenv("NO_COLOR") == ""}
+	return render.Colors{On: c.isTTY && !noColor && c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb"}
 }
 
 // open loads a pipeline and its state, printing diagnostics. ok is false
 // when the command must stop.
-func (c *cli) open(p *pipelineArgs, path string, targets, replace []addr.Node) (*engine.Workspace, bool) {
+func (c *cli) open(p *pipelineArgs, path string, d decision) (*engine.Workspace, bool) {
+	path, err := c.locate(path)
+	if err != nil {
+		c.fail(err)
+		return nil, false
+	}
 	vars, err := p.varMap()
 	if err != nil {
 		fmt.Fprintln(c.stderr, "kiln:", err)
@@ -32,7 +39,7 @@ func (c *cli) open(p *pipelineArgs, path string, targets, replace []addr.Node) (
 	}
 	o := engine.Options{
 		Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: providers.All(),
-		Targets: targets, Replace: replace,
+		Targets: d.targets, Replace: d.replace, Capacity: d.capacity,
 	}
 	if c.getenv("KILN_DEBUG_KEY") != "" {
 		var mu sync.Mutex
@@ -112,6 +119,9 @@ func (c *cli) quickCheck(p *pipelineArgs, path string) (int, bool) {
 	}
 	vars, err := p.varMap()
 	if err != nil {
+		return 0, false
+	}
+	if path, err = c.locate(path); err != nil {
 		return 0, false
 	}
 	return engine.QuickCheck(engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles})

@@ -97,7 +97,7 @@ func pipelineFiles(path string) ([]string, string, error) {
 		}
 	}
 	if len(files) == 0 {
-		return nil, "", fmt.Errorf("%s holds no *.hcl files (create one, or name a pipeline file: kiln plan retool.hcl)", path)
+		return nil, "", fmt.Errorf("%s holds no *.hcl files (write a pipeline there, or name a pipeline file: kiln plan FILE.hcl)", path)
 	}
 	sort.Strings(files)
 	return files, abs, nil

@@ -35,6 +35,9 @@ type Decider struct {
 	// the configuration of kinds that implement kind.Pinner before the key
 	// is computed. Read-only while deciding.
 	Pins map[string]map[string]string
+	// Capacity is the resource pools of the machine: a node asking for more
+	// than a pool holds cannot run here.
+	Capacity map[string]int64
 }
 
 // Decision is what one node needs, and everything learned deciding it.
@@ -88,6 +91,9 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 		}
 	}
 	if b := d.upstreamBlocked(n, vals); b != "" && dec.Blocked == "" {
+		dec.Blocked = b
+	}
+	if b := d.overCapacity(n); b != "" && dec.Blocked == "" {
 		dec.Blocked = b
 	}
 	in, pending, err := d.keyInputs(n, dec, vals)
