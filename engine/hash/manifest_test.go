@@ -58,3 +58,22 @@ func TestDiffManifests(t *testing.T) {
 		})
 	}
 }
+
+func TestEntriesDigestIsTree(t *testing.T) {
+	dir := build(t, file("b", "bee"), exe("a/run", "go"), link("c", "b"), folder("d"), file("sp ace", ""))
+	entries, err := Manifest(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := Tree(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := EntriesDigest(entries); got != tree {
+		t.Errorf("EntriesDigest = %s, Tree = %s", got, tree)
+	}
+	entries[1].Exec = !entries[1].Exec
+	if EntriesDigest(entries) == tree {
+		t.Error("EntriesDigest ignores the exec bit")
+	}
+}

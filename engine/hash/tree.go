@@ -35,7 +35,15 @@ func TreeWith(path string, c *StatCache, o TreeOptions) (Digest, error) {
 	if err != nil {
 		return Digest{}, err
 	}
-	// Lines of every entry's line, without building the strings.
+	return EntriesDigest(entries), nil
+}
+
+// EntriesDigest is the tree digest of entries sorted by Path, as Manifest
+// returns them: Tree of a folder equals EntriesDigest of its Manifest, so a
+// tree described elsewhere (a remote cache's record) can be checked against
+// a digest without its files.
+func EntriesDigest(entries []Entry) Digest {
+	// The hash of every entry's line, without building the strings.
 	h := sha256.New()
 	var line []byte
 	for _, e := range entries {
@@ -44,7 +52,7 @@ func TreeWith(path string, c *StatCache, o TreeOptions) (Digest, error) {
 	}
 	var d Digest
 	h.Sum(d[:0])
-	return d, nil
+	return d
 }
 
 // manifest lists the tree at path and hashes its files.

@@ -1,0 +1,172 @@
+package remotecache
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Push uploads the tree under dir that rec describes, then rec itself. A
+// blob the server already has (HEAD answers 200) is not sent again. Each
+// file is streamed from disk and hashed on the way: a file that no longer
+// matches rec stops the push before the record is written, so the cache
+// never serves a record for a tree it does not hold.
+func (c *Client) Push(ctx context.Context, dir string, rec *Record) (Transfer, error) {
+	var t Transfer
+	if rec.Format == "" {
+		rec.Format = Format
+	}
+	if rec.Built.IsZero() {
+		rec.Built = time.Now().UTC()
+	}
+	if err := rec.Check(rec.Key); err != nil {
+		return t, fmt.Errorf("the record to push is invalid: %w", err)
+	}
+	seen := map[string]bool{}
+	var jobs []File
+	for _, f := range rec.Files {
+		if f.Type != "f" {
+			continue
+		}
+		t.Files++
+		if f.Size == 0 || seen[f.SHA256] {
+			continue
+		}
+		seen[f.SHA256] = true
+		jobs = append(jobs, f)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var blobs, skipped, sent atomic.Int64
+	var errOnce sync.Once
+	var firstErr error
+	work := make(chan File)
+	var wg sync.WaitGroup
+	for range max(1, min(c.Parallel, len(jobs))) {
+		wg.Go(func() {
+			for f := range work {
+				up, err := c.pushBlob(ctx, dir, f)
+				if err != nil {
+					errOnce.Do(func() { firstErr = err; cancel(err) })
+					continue
+				}
+				if up {
+					blobs.Add(1)
+					sent.Add(f.Size)
+				} else {
+					skipped.Add(1)
+				}
+			}
+		})
+	}
+	for _, f := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- f
+	}
+	close(work)
+	wg.Wait()
+	t.Blobs, t.Skipped, t.Bytes = int(blobs.Load()), int(skipped.Load()), sent.Load()
+	if firstErr != nil {
+		return t, firstErr
+	}
+	if err := context.Cause(ctx); err != nil {
+		return t, err
+	}
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return t, err
+	}
+	return t, c.put(ctx, c.acURL(rec.Key), func() (io.Reader, error) { return bytes.NewReader(body), nil }, int64(len(body)))
+}
+
+// pushBlob uploads one file's blob unless the server has it; up is false
+// when it was skipped.
+func (c *Client) pushBlob(ctx context.Context, dir string, f File) (up bool, err error) {
+	u := c.casURL(f.SHA256)
+	resp, err := c.request(ctx, http.MethodHead, u, nil, 0, nil)
+	if err != nil {
+		return false, err
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK && resp.ContentLength == f.Size {
+		return false, nil
+	}
+	p := filepath.Join(dir, filepath.FromSlash(f.Path))
+	var h interface {
+		io.Writer
+		Sum([]byte) []byte
+	}
+	open := func() (io.Reader, error) {
+		file, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		h = sha256.New()
+		return &closingReader{r: io.TeeReader(io.LimitReader(file, f.Size), h), c: file}, nil
+	}
+	if err := c.put(ctx, u, open, f.Size); err != nil {
+		return false, err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
+		return false, fmt.Errorf("%s changed while it was uploaded (SHA-256 now %s): the record is not pushed", p, got[:12])
+	}
+	return true, nil
+}
+
+// put sends body (opened anew for each attempt) with PUT, retrying server
+// errors and dropped connections.
+func (c *Client) put(ctx context.Context, u string, open func() (io.Reader, error), size int64) error {
+	var lastErr error
+	for attempt := 0; attempt <= c.Retries; attempt++ {
+		if attempt > 0 {
+			if err := sleep(ctx, time.Duration(attempt)*200*time.Millisecond); err != nil {
+				return err
+			}
+		}
+		body, err := open()
+		if err != nil {
+			return err
+		}
+		resp, err := c.request(ctx, http.MethodPut, u, body, size, nil)
+		if cr, ok := body.(*closingReader); ok {
+			cr.c.Close()
+		}
+		if err != nil {
+			if _, unreachable := err.(*UnreachableError); unreachable || ctx.Err() != nil {
+				return err
+			}
+			lastErr = fmt.Errorf("PUT %s: %w", u, err)
+			continue
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			return nil
+		case resp.StatusCode >= 500:
+			lastErr = statusError("PUT", u, resp)
+			continue
+		}
+		return statusError("PUT", u, resp)
+	}
+	return lastErr
+}
+
+type closingReader struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (r *closingReader) Read(p []byte) (int, error) { return r.r.Read(p) }
