@@ -1,0 +1,82 @@
+// Package slurmtest makes sure the one-node test cluster of
+// scripts/slurm-cluster (8 countable NPUs, Gres=npu:8) is up, for kiln's
+// Slurm tests and benchmarks.
+//
+// The cluster is one per machine (slurmctld, slurmd and munged are system
+// daemons), shared by every test process that runs at the same time, so
+// tests start it when it does not answer and never stop it: .ci/run stops
+// it by pid when the suite ends, and on a workstation
+// `scripts/slurm-cluster stop` does. Starting is serialised across
+// processes with an flock. Without Slurm installed Up fails, naming the
+// packages, so a machine without them fails loudly rather than skipping.
+package slurmtest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+var (
+	once   sync.Once
+	upErr  error
+	script string
+)
+
+// Up starts the test cluster unless it answers already.
+func Up() error {
+	once.Do(func() { upErr = up() })
+	return upErr
+}
+
+func up() error {
+	if _, err := exec.LookPath("sbatch"); err != nil {
+		return errors.New("sbatch not found: apt-get install -y slurm-wlm munge (the Slurm executor is tested against a real one-node cluster)")
+	}
+	var err error
+	if script, err = findScript(); err != nil {
+		return err
+	}
+	if exec.Command(script, "status").Run() == nil {
+		return nil
+	}
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "kiln-slurm-cluster.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	out, err := exec.Command(script, "start").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s start: %v: %s", script, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// findScript finds scripts/slurm-cluster above the working folder.
+func findScript() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "scripts", "slurm-cluster")
+		if _, err := os.Stat(p); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				return p, nil
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("scripts/slurm-cluster not found above the working folder")
+		}
+		dir = parent
+	}
+}
