@@ -11,13 +11,19 @@ import (
 // metaArgs are the engine's own arguments, valid in every node block.
 var metaArgs = []string{
 	"for_each", "count", "depends_on", "inputs", "resources", "timeout", "retries",
-	"always_run", "resumable", "deterministic", "host", "toolchain", "progress", "total", "executor",
+	"always_run", "resumable", "deterministic", "host", "toolchain", "progress", "total", "executor", "cache",
 }
+
+// metaBlocks are the engine's own nested blocks, valid in every node block.
+var metaBlocks = []string{"slurm"}
 
 func metaSchema() *hcl.BodySchema {
 	s := &hcl.BodySchema{}
 	for _, n := range metaArgs {
 		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
+	}
+	for _, n := range metaBlocks {
+		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: n})
 	}
 	return s
 }
@@ -25,6 +31,15 @@ func metaSchema() *hcl.BodySchema {
 func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnostics) {
 	content, remain, diags := b.Body.PartialContent(metaSchema())
 	blk := &Block{Kind: k, spec: spec, Name: b.Labels[0], DeclRange: b.DefRange, Body: remain, meta: content.Attributes}
+	for _, mb := range content.Blocks {
+		if mb.Type == "slurm" {
+			if blk.slurm != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate slurm block", Detail: "A node has at most one slurm block.", Subject: mb.DefRange.Ptr()})
+				continue
+			}
+			blk.slurm = mb
+		}
+	}
 	if !hclIdent(blk.Name) {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,

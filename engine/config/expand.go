@@ -279,11 +279,19 @@ func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 	if v, ok := get("total", cty.Number); ok {
 		_ = gocty.FromCtyValue(v, &n.Meta.Total)
 	}
+	said := ""
+	var saidRange *hcl.Range
 	if v, ok := get("executor", cty.String); ok {
-		n.Meta.Executor = v.AsString()
-		if n.Meta.Executor != "local" {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported executor", Detail: fmt.Sprintf("executor %q is not available in this version of kiln; the local executor runs every node.", n.Meta.Executor), Subject: meta["executor"].Expr.Range().Ptr()})
-		}
+		said, saidRange = v.AsString(), meta["executor"].Expr.Range().Ptr()
+	}
+	diags = append(diags, p.resolveExecutor(n, said, saidRange)...)
+	if b := n.Block.slurm; b != nil {
+		job, d := decodeSlurmJob(ctx, b)
+		diags = append(diags, d...)
+		n.Meta.Slurm = job
+	}
+	if v, ok := get("cache", cty.Bool); ok {
+		n.Meta.NoCache = v.False()
 	}
 	_, n.Meta.HasInputs = meta["inputs"]
 	return diags

@@ -69,6 +69,10 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return p, diags
 	}
+	diags = append(diags, p.decodeScaleOut()...)
+	if diags.HasErrors() {
+		return p, diags
+	}
 	diags = append(diags, p.expand()...)
 	return p, diags
 }
@@ -108,6 +112,8 @@ func (p *Pipeline) rootSchema() *hcl.BodySchema {
 		{Type: "variable", LabelNames: []string{"name"}},
 		{Type: "locals"},
 		{Type: "output", LabelNames: []string{"name"}},
+		{Type: "executor", LabelNames: []string{"type", "name"}},
+		{Type: "cache"},
 	}}
 	names := make([]string, 0, len(p.Kinds))
 	for n := range p.Kinds {
@@ -166,6 +172,10 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 						p.Outputs = append(p.Outputs, o)
 					}
 				}
+			case "executor":
+				p.executorBlocks = append(p.executorBlocks, b)
+			case "cache":
+				p.cacheBlocks = append(p.cacheBlocks, b)
 			default:
 				k := p.Kinds[b.Type]
 				if declare(b.Type+"."+b.Labels[0], b.DefRange) {

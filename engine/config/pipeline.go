@@ -26,6 +26,15 @@ type Pipeline struct {
 	Blocks    []*Block // node blocks in source order
 	Nodes     []*Node  // node instances, sorted by address
 	Kinds     map[string]kind.Kind
+	// Executors are the executor blocks by address (slurm.NAME);
+	// DefaultExecutor names the one with default = true, if any.
+	Executors       map[string]*Executor
+	DefaultExecutor string
+	// Cache is the remote cache block, if any.
+	Cache *Cache
+
+	executorBlocks []*hcl.Block
+	cacheBlocks    []*hcl.Block
 
 	index     map[addr.Node]*Node
 	instances map[addr.Node][]addr.Node // block address -> its instances, in order
@@ -92,6 +101,7 @@ type Block struct {
 	refs      []reference // references found in the block, meta-arguments included
 	locals    []string    // locals the block uses directly
 	selfOut   bool
+	slurm     *hcl.Block // the node's slurm { } block
 }
 
 // Addr is the block's address (no instance key).
@@ -127,7 +137,9 @@ type Meta struct {
 	Toolchain     *addr.Node
 	Progress      string
 	Total         int64
-	Executor      string
+	Executor      string    // the executor's address (slurm.NAME, or "slurm"); "" runs locally
+	Slurm         *SlurmJob // the node's slurm block, if any
+	NoCache       bool      // cache = false: never pulled from or pushed to a remote cache
 	HasInputs     bool
 }
 

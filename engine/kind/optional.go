@@ -77,3 +77,21 @@ type PinResolver interface {
 // ErrPinNeedsBuild is wrapped by PinResolver errors for pins that only a
 // build can learn (the checksum of a download).
 var ErrPinNeedsBuild = errors.New("only a build can resolve it")
+
+// Portable is implemented by kinds whose Build can run in another process,
+// on another host that sees the same files: a Slurm job runs it from the
+// node's evaluated configuration and Build alone (kiln job run), never from
+// state the submitting kiln holds in memory. Only portable kinds take an
+// executor other than local.
+type Portable interface {
+	Portable() bool
+}
+
+// Shareable is implemented by kinds whose result is the files of their
+// output folder and nothing of the host that built it beyond what the key
+// holds, so a remote cache may hand it to another host. Services, hosts and
+// toolchains describe a machine and never are; a kind whose results embed
+// their own absolute path (a virtualenv) is not either.
+type Shareable interface {
+	Shareable() bool
+}

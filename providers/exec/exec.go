@@ -41,6 +41,13 @@ func (*Kind) Spec() hcldec.ObjectSpec {
 
 func (*Kind) Exports(*kind.Node) map[string]cty.Value { return nil }
 
+// Portable: a command runs the same in a Slurm job, from its configuration.
+func (*Kind) Portable() bool { return true }
+
+// Shareable: the result is the output folder (a node with in-place outputs
+// is not pushed; the engine checks).
+func (*Kind) Shareable() bool { return true }
+
 // Command returns the argv a configuration runs.
 func Command(cfg cty.Value) ([]string, error) {
 	v := cfg.GetAttr("command")

@@ -72,6 +72,10 @@ func (f *Fetch) Spec() hcldec.ObjectSpec {
 	}
 }
 
+// Shareable: a download's files are the same wherever they were fetched
+// (the checksum or revision is in the key).
+func (f *Fetch) Shareable() bool { return true }
+
 // Exports are path (the downloaded file, the extracted folder, or ORG/NAME
 // of a Hugging Face repo under out) and checksum (the pinned checksum, or
 // unknown until the first download records it).
