@@ -27,8 +27,8 @@ type pipelineArgs struct {
 }
 
 func (p *pipelineArgs) register(fs *flag.FlagSet) {
-	fs.Var(&p.vars, "var", "set a variable: -var name=value (repeatable)")
-	fs.Var(&p.varFiles, "var-file", "read variables from an HCL file of name = value lines (repeatable)")
+	fs.Var(&p.vars, "var", "set a variable: -var name=value, or one attribute of an object variable: -var name.attr=value (repeatable)")
+	fs.Var(&p.varFiles, "var-file", "read variables from a file: .json, .yaml, or HCL name = value lines (repeatable)")
 	fs.BoolVar(&p.noColor, "no-color", false, "do not colour the output (also: NO_COLOR=1)")
 }
 

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -60,57 +59,31 @@ func decodeVariable(b *hcl.Block) (*Variable, hcl.Diagnostics) {
 }
 
 // resolveVariables sets every variable's value: default, then KILN_VAR_name,
-// then -var-file, then -var, the later winning as in Terraform.
+// then -var-file, then -var, the later winning as in Terraform. Settings
+// are applied in that order onto the value below them (see setting.apply):
+// an object given for an object variable replaces only the attributes it
+// names, and NAME.ATTR sets one attribute.
 func (p *Pipeline) resolveVariables(o Options) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	raw := map[string]func(ty cty.Type) (cty.Value, hcl.Diagnostics){}
-	env := o.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	for _, kv := range env {
-		if name, val, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(name, "KILN_VAR_") {
-			name := strings.TrimPrefix(name, "KILN_VAR_")
-			if _, declared := p.Variables[name]; declared {
-				raw[name] = rawValue(val, "environment variable KILN_VAR_"+name)
-			}
-		}
-	}
-	for _, f := range o.VarFiles {
-		vals, d := readVarFile(f)
-		diags = append(diags, d...)
-		for name, a := range vals {
-			if _, ok := p.Variables[name]; !ok {
-				diags = append(diags, p.undeclared(name, a.NameRange.Ptr(), "in "+f))
-				continue
-			}
-			expr := a.Expr
-			raw[name] = func(cty.Type) (cty.Value, hcl.Diagnostics) { return expr.Value(nil) }
-		}
-	}
-	names := make([]string, 0, len(o.Vars))
-	for n := range o.Vars {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if _, ok := p.Variables[name]; !ok {
-			diags = append(diags, p.undeclared(name, nil, "given with -var"))
-			continue
-		}
-		raw[name] = rawValue(o.Vars[name], "-var "+name)
-	}
+	settings, diags := p.variableSettings(o)
 	vals := map[string]cty.Value{}
 	for _, name := range sortedKeys(p.Variables) {
 		v := p.Variables[name]
 		val := v.Default
-		if get, ok := raw[name]; ok {
-			got, d := get(v.Type)
+		failed := false
+		for _, s := range settings[name] {
+			got, d := s.apply(val, v.Type)
 			diags = append(diags, d...)
 			if d.HasErrors() {
-				continue
+				failed = true
+				break
 			}
-			conv, err := convert.Convert(got, v.Type)
+			val = got
+		}
+		if failed {
+			continue
+		}
+		if val != cty.NilVal {
+			conv, err := convert.Convert(val, v.Type)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
 					Detail: fmt.Sprintf("var.%s: %s (the variable is declared with type %s).", name, err, typeexpr.TypeString(v.Type)), Subject: v.DeclRange.Ptr()})
@@ -151,6 +124,11 @@ func rawValue(s, origin string) func(ty cty.Type) (cty.Value, hcl.Diagnostics) {
 		if diags.HasErrors() {
 			return cty.NilVal, diags
 		}
+		if _, bare := expr.(*hclsyntax.ScopeTraversalExpr); bare {
+			// A bare word such as "many" for a number: the type check
+			// then says what was expected.
+			return cty.StringVal(s), nil
+		}
 		return expr.Value(nil)
 	}
 }
@@ -158,19 +136,6 @@ func rawValue(s, origin string) func(ty cty.Type) (cty.Value, hcl.Diagnostics) {
 func looksStructured(s string) bool {
 	s = strings.TrimSpace(s)
 	return strings.HasPrefix(s, "[") || strings.HasPrefix(s, "{")
-}
-
-func readVarFile(path string) (hcl.Attributes, hcl.Diagnostics) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read variables file", Detail: err.Error()}}
-	}
-	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	attrs, d := f.Body.JustAttributes()
-	return attrs, append(diags, d...)
 }
 
 func (p *Pipeline) undeclared(name string, subject *hcl.Range, where string) *hcl.Diagnostic {
