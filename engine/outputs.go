@@ -2,16 +2,26 @@ package engine
 
 import (
 	"context"
+	"slices"
+	"sort"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // Output is an evaluated pipeline output.
 type Output struct {
-	Name  string
-	Value string // JSON, or "(sensitive)"
+	Name        string
+	Description string
+	Value       string    // JSON, "(sensitive)" or "(known after apply)"
+	Val         cty.Value // the value itself, unmarked; unknown until built
+	Sensitive   bool
+	// Pending are the nodes the output comes from that are not built and
+	// up to date: its value means nothing until kiln apply builds them.
+	Pending []string
 }
 
 // Outputs evaluates the pipeline's outputs against the values the last
@@ -19,6 +29,7 @@ type Output struct {
 func (w *Workspace) Outputs() ([]Output, hcl.Diagnostics) {
 	vals := w.applied
 	var diags hcl.Diagnostics
+	pending := map[addr.Node][]string{} // by block address
 	if vals == nil {
 		var pl *plan.Plan
 		pl, diags = w.Decider.Make(context.Background(), w.DAG, w.Scope)
@@ -28,28 +39,40 @@ func (w *Workspace) Outputs() ([]Output, hcl.Diagnostics) {
 		vals = plan.NewValues()
 		for _, d := range pl.Changes {
 			vals.Set(d.Node.Addr, w.Decider.ValueAfter(d))
+			if d.Action != plan.NoOp {
+				b := d.Node.Addr.Block()
+				pending[b] = append(pending[b], d.Node.Addr.String())
+			}
 		}
 	}
 	var out []Output
-	for _, o := range w.Pipeline.Outputs {
-		v, d := w.Pipeline.EvaluateOutput(o, vals)
+	for _, decl := range w.Pipeline.Outputs {
+		v, d := w.Pipeline.EvaluateOutput(decl, vals)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
 		}
-		if o.Sensitive || v.IsMarked() {
-			out = append(out, Output{Name: o.Name, Value: "(sensitive)"})
-			continue
+		sensitive := decl.Sensitive || v.ContainsMarked()
+		v, _ = v.UnmarkDeep()
+		o := Output{Name: decl.Name, Description: decl.Description, Val: v, Sensitive: sensitive}
+		for _, dep := range decl.Deps {
+			o.Pending = append(o.Pending, pending[dep]...)
 		}
-		if !v.IsWhollyKnown() {
-			out = append(out, Output{Name: o.Name, Value: "(known after apply)"})
-			continue
+		sort.Strings(o.Pending)
+		o.Pending = slices.Compact(o.Pending)
+		switch {
+		case sensitive:
+			o.Value = "(sensitive)"
+		case !v.IsWhollyKnown() || len(o.Pending) > 0:
+			o.Value = "(known after apply)"
+		default:
+			b, err := ctyjson.Marshal(v, v.Type())
+			if err != nil {
+				continue
+			}
+			o.Value = string(b)
 		}
-		b, err := ctyjson.Marshal(v, v.Type())
-		if err != nil {
-			continue
-		}
-		out = append(out, Output{Name: o.Name, Value: string(b)})
+		out = append(out, o)
 	}
 	return out, diags
 }

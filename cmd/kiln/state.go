@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/render"
@@ -93,56 +91,13 @@ func runState(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "kiln state show: nothing recorded for %s (kiln state list shows what is)\n", want)
 		return 1
 	}
-	showRecord(c, r)
+	render.Record(c.stdout, r)
 	return 0
-}
-
-func showRecord(c *cli, r *state.Record) {
-	w := c.stdout
-	fmt.Fprintf(w, "%s (%s)\n", r.Addr, r.Kind)
-	if r.Good() {
-		fmt.Fprintf(w, "  digest   %s\n  key      %s\n  entry    %s\n", r.Digest, r.Key, r.Entry)
-		fmt.Fprintf(w, "  built    %s in %s on %s (kiln %s)\n", r.Started.Local().Format(time.DateTime), r.Duration.Round(time.Millisecond), r.Host, r.KilnVersion)
-		if r.Log != "" {
-			fmt.Fprintf(w, "  log      %s\n", r.Log)
-		}
-	}
-	for _, o := range r.Outputs {
-		fmt.Fprintf(w, "  output   %s %s\n", o.Path, shortHex(o.Digest))
-	}
-	if len(r.Resources) > 0 {
-		fmt.Fprintf(w, "  resources %v\n", r.Resources)
-	}
-	keys := make([]string, 0, len(r.Attrs))
-	for k := range r.Attrs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "  attr     %s = %s\n", k, oneLine(r.Attrs[k], 100))
-	}
-	if f := r.Failure; f != nil {
-		fmt.Fprintf(w, "  failed   %s: %s (log %s)\n", f.At.Local().Format(time.DateTime), oneLine(f.Error, 200), f.Log)
-	}
-	if len(r.KeyLines) > 0 {
-		fmt.Fprintln(w, "  key lines:")
-		for _, l := range r.KeyLines {
-			fmt.Fprintf(w, "    %s\n", l)
-		}
-	}
 }
 
 func shortHex(s string) string {
 	if len(s) > 12 {
 		return s[:12]
-	}
-	return s
-}
-
-func oneLine(s string, max int) string {
-	s = strings.ReplaceAll(s, "\n", " ⏎ ")
-	if len(s) > max {
-		return s[:max] + "…"
 	}
 	return s
 }

@@ -1,0 +1,62 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/state"
+)
+
+// Record writes what the state holds of one node: its result, where it
+// came from, its attributes, its last failure and its key lines.
+func Record(w io.Writer, r *state.Record) {
+	fmt.Fprintf(w, "%s (%s)\n", r.Addr, r.Kind)
+	if r.Good() {
+		fmt.Fprintf(w, "  digest   %s\n  key      %s\n  entry    %s\n", r.Digest, r.Key, r.Entry)
+		fmt.Fprintf(w, "  built    %s in %s on %s (kiln %s)\n", r.Started.Local().Format(time.DateTime), r.Duration.Round(time.Millisecond), r.Host, r.KilnVersion)
+		if r.Log != "" {
+			fmt.Fprintf(w, "  log      %s\n", r.Log)
+		}
+	}
+	for _, o := range r.Outputs {
+		fmt.Fprintf(w, "  output   %s %s\n", o.Path, shortHex(o.Digest))
+	}
+	if len(r.Resources) > 0 {
+		fmt.Fprintf(w, "  resources %v\n", r.Resources)
+	}
+	keys := make([]string, 0, len(r.Attrs))
+	for k := range r.Attrs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  attr     %s = %s\n", k, oneLine(r.Attrs[k], 100))
+	}
+	if f := r.Failure; f != nil {
+		fmt.Fprintf(w, "  failed   %s: %s (log %s)\n", f.At.Local().Format(time.DateTime), oneLine(f.Error, 200), f.Log)
+	}
+	if len(r.KeyLines) > 0 {
+		fmt.Fprintln(w, "  key lines:")
+		for _, l := range r.KeyLines {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+}
+
+func shortHex(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func oneLine(s string, max int) string {
+	s = strings.ReplaceAll(s, "\n", " ⏎ ")
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}
