@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	hcljson "github.com/hashicorp/hcl/v2/json"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	hcljson "github.com/hashicorp/hcl/v2/json"
 	ctyyaml "github.com/zclconf/go-cty-yaml"
 	"github.com/zclconf/go-cty/cty"
 )
