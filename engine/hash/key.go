@@ -3,12 +3,13 @@ package hash
 import "fmt"
 
 // FormatVersion salts every key; bump it when key lines change meaning.
-const FormatVersion = "kiln-key-1"
+const FormatVersion = "kiln-key-2"
 
 // Key accumulates the labelled lines of a node's key, in the order they are
 // added. The zero Key is ready to use and equals NewKey().
 type Key struct {
 	lines []string
+	notes []string // per line: what it stands for, for people; not hashed
 }
 
 // NewKey returns a key whose first line is "format " + FormatVersion.
@@ -21,6 +22,7 @@ func NewKey() *Key {
 func (k *Key) init() {
 	if k.lines == nil {
 		k.lines = []string{"format " + FormatVersion}
+		k.notes = []string{""}
 	}
 }
 
@@ -29,22 +31,47 @@ func (k *Key) init() {
 // strconv.Quote'd, so one logical line is always one physical line. A label
 // is meant to be a fixed word; one holding a space is quoted as well.
 func (k *Key) Add(label, value string) {
+	k.AddNoted(label, value, "")
+}
+
+// AddNoted is Add with a note that says, for people, what the line stands
+// for (the address of the upstream node a digest belongs to). Lines shows
+// the note after " # "; Sum leaves it out, so a note never changes the key.
+func (k *Key) AddNoted(label, value, note string) {
 	k.init()
 	k.lines = append(k.lines, spacedField(label)+" "+field(value))
+	k.notes = append(k.notes, note)
 }
+
+// Len is the number of lines.
+func (k *Key) Len() int {
+	k.init()
+	return len(k.lines)
+}
+
+// NoteSep separates a key line from its note.
+const NoteSep = " # "
 
 // Addf is Add with a formatted value.
 func (k *Key) Addf(label, format string, args ...any) {
 	k.Add(label, fmt.Sprintf(format, args...))
 }
 
-// Lines returns a copy of the key's lines, in insertion order.
+// Lines returns a copy of the key's lines, in insertion order, each with its
+// note, if any, after NoteSep.
 func (k *Key) Lines() []string {
 	k.init()
-	return append([]string(nil), k.lines...)
+	out := make([]string, len(k.lines))
+	for i, l := range k.lines {
+		out[i] = l
+		if k.notes[i] != "" {
+			out[i] += NoteSep + field(k.notes[i])
+		}
+	}
+	return out
 }
 
-// Sum returns the key's digest, equal to Lines(k.Lines()...).
+// Sum returns the key's digest: Lines over the lines without their notes.
 func (k *Key) Sum() Digest {
 	k.init()
 	return Lines(k.lines...)

@@ -42,7 +42,7 @@ func (a Action) Runs() bool { return a == Create || a == Rebuild || a == Repair 
 
 // Reason explains one cause of an action.
 type Reason struct {
-	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, service
+	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service
 	Subject string `json:"subject,omitempty"` // the attribute, file, node, variable or fact
 	Old     string `json:"old,omitempty"`
 	New     string `json:"new,omitempty"`
@@ -69,6 +69,8 @@ func (r Reason) String() string {
 		return "no longer depends on " + r.Subject
 	case "upstream_runs":
 		return "upstream " + r.Subject + " will run; decided once its digest is known"
+	case "upstream_also_runs":
+		return "and upstream " + r.Subject + " will run"
 	case "env":
 		return "environment variable " + r.Subject + " changed"
 	case "fact":

@@ -42,11 +42,16 @@ type Decider struct {
 
 // Decision is what one node needs, and everything learned deciding it.
 type Decision struct {
-	Node     *config.Node
-	Action   Action
-	Reasons  []Reason
-	Key      string // hex; empty while an upstream digest is unknown
+	Node    *config.Node
+	Action  Action
+	Reasons []Reason
+	Key     string // hex; empty while an upstream digest is unknown
+	// KeyLines are the key's lines. While an upstream digest is unknown
+	// they are the lines computable now, with each waiting upstream assumed
+	// to keep the digest the node was last built with; Waiting maps the
+	// index of every line that depends on such an upstream to its address.
 	KeyLines []string
+	Waiting  map[int]string
 	Config   *config.Evaluated
 	Kind     kind.Kind
 	KindNode *kind.Node
@@ -102,10 +107,10 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 		return dec
 	}
 	if len(pending) > 0 || !ev.Config.IsWhollyKnown() {
-		d.decideUnknown(dec, pending)
+		d.decideUnknown(dec, in, pending)
 		return dec
 	}
-	key, err := keyLines(in)
+	key, _, err := keyLines(in)
 	if err != nil {
 		dec.Diags = append(dec.Diags, nodeError(n, "Cannot compute the key of "+n.Addr.String(), err.Error()))
 		return dec
@@ -147,20 +152,69 @@ func (d *Decider) upstreamBlocked(n *config.Node, vals config.Values) string {
 	return ""
 }
 
-func (d *Decider) decideUnknown(dec *Decision, pending []addr.Node) {
+// decideUnknown decides a node whose key waits on upstream nodes that run
+// first. Its lines are computed with each waiting upstream assumed to keep
+// its recorded digest: when they differ from the record even so, the node's
+// own configuration, inputs or pins changed and it is a rebuild with those
+// reasons; when they do not, only the upstreams can change it — a maybe.
+func (d *Decider) decideUnknown(dec *Decision, in keyInputs, pending []addr.Node) {
 	rec := dec.Record
+	in.unknownOK = true
+	if key, waiting, err := keyLines(in); err == nil {
+		dec.KeyLines, dec.Waiting = key.Lines(), waiting
+	}
+	run := Rebuild
+	if dec.Kind.Name() == "service" {
+		run = Start
+	}
 	if !rec.Good() {
 		dec.Action = Create
 		dec.Reasons = []Reason{{Kind: "new"}}
-		if dec.Kind.Name() == "service" {
+		if run == Start {
 			dec.Action = Start
 		}
 		return
 	}
-	dec.Action = Maybe
+	var also []Reason
 	for _, a := range pending {
-		dec.Reasons = append(dec.Reasons, Reason{Kind: "upstream_runs", Subject: a.String()})
+		also = append(also, Reason{Kind: "upstream_runs", Subject: a.String()})
 	}
+	own := OwnChanges(rec.KeyLines, dec.KeyLines, dec.Waiting)
+	if d.Replace[dec.Node.Addr] {
+		own = []Reason{{Kind: "replace"}}
+	}
+	if len(own) == 0 {
+		dec.Action, dec.Reasons = Maybe, also
+		return
+	}
+	for i := range also {
+		also[i].Kind = "upstream_also_runs"
+	}
+	dec.Action, dec.Reasons = run, append(own, also...)
+}
+
+// OwnChanges explains how cur differs from the recorded lines, leaving out
+// the lines that wait on an upstream digest (by index into cur) and the
+// recorded lines of the same influences.
+func OwnChanges(recorded, cur []string, waiting map[int]string) []Reason {
+	skip := map[string]bool{}
+	var mine []string
+	for i, l := range cur {
+		if _, ok := waiting[i]; ok {
+			label, subject, _ := SplitKeyLine(l)
+			skip[label+" "+subject] = true
+			continue
+		}
+		mine = append(mine, l)
+	}
+	var before []string
+	for _, l := range recorded {
+		label, subject, _ := SplitKeyLine(l)
+		if !skip[label+" "+subject] {
+			before = append(before, l)
+		}
+	}
+	return DiffKeyLines(before, mine)
 }
 
 func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
@@ -353,7 +407,7 @@ func (d *Decider) Rekey(dec *Decision, vals config.Values, pins map[string]strin
 	if len(pending) > 0 || !cfg.IsWhollyKnown() {
 		return "", nil, fmt.Errorf("the key of %s is not known after its build", n.Addr)
 	}
-	key, err := keyLines(in)
+	key, _, err := keyLines(in)
 	if err != nil {
 		return "", nil, err
 	}

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"os"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 	"strings"
 	"unicode/utf8"
 )
@@ -10,6 +12,15 @@ import (
 // subject (attr, input, file, dep, fact, env) name one influence each.
 func SplitKeyLine(l string) (label, subject, value string) {
 	label, rest, _ := strings.Cut(l, " ")
+	if label == "dep" {
+		// dep DIGEST # ADDR; before key format 2: dep ADDR DIGEST.
+		if v, note, ok := strings.Cut(rest, hash.NoteSep); ok {
+			if slot, digest, ok := strings.Cut(v, " "); ok && isDigits(slot) {
+				v = digest // dep N DIGEST # ADDR
+			}
+			return label, note, v
+		}
+	}
 	switch label {
 	case "attr", "input", "file", "dep", "fact", "env", "kind":
 		subject, value, _ = strings.Cut(rest, " ")
@@ -20,6 +31,27 @@ func SplitKeyLine(l string) (label, subject, value string) {
 		subject = UnescapeSubject(subject)
 	}
 	return label, subject, value
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// RecordedUpstreams maps the address of each upstream on a key's dep lines
+// to the digest the key was made with.
+func RecordedUpstreams(lines []string) map[string]string {
+	out := map[string]string{}
+	for _, l := range lines {
+		if label, subject, value := SplitKeyLine(l); label == "dep" {
+			out[subject] = value
+		}
+	}
+	return out
 }
 
 // DiffKeyLines explains the difference between a recorded key and a new

@@ -25,18 +25,24 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 		env: dec.Config.EnvRead, paths: pathNormaliser{state: p.StateDir, root: p.Root},
 	}
 	var pending []addr.Node
+	var recorded map[string]string
 	for _, dep := range n.Deps {
+		u := upstream{addr: dep.String(), out: p.OutPath(dep)}
 		v, ok := vals.NodeValue(dep)
-		if !ok {
-			pending = append(pending, dep)
-			continue
+		if ok {
+			u.digest, ok = digestOf(v)
 		}
-		dg, ok := digestOf(v)
 		if !ok {
+			// Until it has run, the upstream is assumed to keep the digest
+			// this node was last built with: the lines that differ even so
+			// are the node's own change.
 			pending = append(pending, dep)
-			continue
+			if recorded == nil && dec.Record != nil {
+				recorded = RecordedUpstreams(dec.Record.KeyLines)
+			}
+			u.digest, u.waiting = recorded[u.addr], true
 		}
-		in.deps = append(in.deps, [2]string{dep.String(), dg})
+		in.deps = append(in.deps, u)
 	}
 	files, err := ResolveInputs(p.Root, dec.Config.Inputs)
 	if err != nil {

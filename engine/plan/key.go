@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/hash"
@@ -16,10 +17,10 @@ import (
 type keyInputs struct {
 	kind    string
 	version string
-	config  cty.Value         // decoded, with self.out as the placeholder
-	inputs  [][2]string       // path, digest
-	files   [][2]string       // kind key files: path, digest
-	deps    [][2]string       // address, digest
+	config  cty.Value   // decoded, with self.out as the placeholder
+	inputs  [][2]string // path, digest
+	files   [][2]string // kind key files: path, digest
+	deps    []upstream
 	facts   [][2]string       // probe key lines
 	env     map[string]string // env() reads
 	paths   pathNormaliser
@@ -28,11 +29,19 @@ type keyInputs struct {
 	unknownOK bool
 }
 
+// unknownValue stands for a value known only after an upstream runs.
+const unknownValue = "(known after apply)"
+
 // keyLines writes a node's key. Any new influence on a node's result must be
-// reported here, and nowhere else.
-func keyLines(in keyInputs) (*hash.Key, error) {
+// reported here, and nowhere else. waiting maps the index of each line that
+// depends on an upstream that has not run yet to that upstream's address.
+func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
+	waiting = map[int]string{}
 	k := hash.NewKey()
 	k.Add("kind", in.kind+" "+in.version)
+	in.paths.upstreams = in.deps
+	type line struct{ label, value string }
+	var lines []line
 	attrs := in.config.Type().AttributeTypes()
 	names := make([]string, 0, len(attrs))
 	for n := range attrs {
@@ -46,25 +55,35 @@ func keyLines(in keyInputs) (*hash.Key, error) {
 		}
 		s, err := canonical(v, in.paths)
 		if err == errUnknown && in.unknownOK {
-			s, err = "(known after apply)", nil
+			s, err = unknownValue, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("attribute %s: %w", n, err)
+			return nil, nil, fmt.Errorf("attribute %s: %w", n, err)
 		}
-		k.Add("attr", n+" "+s)
+		lines = append(lines, line{"attr", n + " " + s})
 	}
 	for _, l := range in.inputs {
-		k.Add("input", EscapeSubject(in.paths.normalise(l[0]))+" "+l[1])
+		lines = append(lines, line{"input", EscapeSubject(in.paths.normalise(l[0])) + " " + l[1]})
 	}
 	for _, l := range in.files {
-		k.Add("file", EscapeSubject(in.paths.normalise(l[0]))+" "+l[1])
+		lines = append(lines, line{"file", EscapeSubject(in.paths.normalise(l[0])) + " " + l[1]})
 	}
-	for _, l := range in.deps {
-		if l[1] == "" {
-			k.Add("dep", l[0])
-			continue
+	values := make([]string, len(lines))
+	for i, l := range lines {
+		values[i] = l.value
+	}
+	deps, values := numberUpstreams(in.deps, values)
+	for i, l := range lines {
+		k.Add(l.label, values[i])
+		if strings.HasSuffix(values[i], " "+unknownValue) {
+			waiting[k.Len()-1] = "an upstream"
 		}
-		k.Add("dep", l[0]+" "+l[1])
+	}
+	for i, u := range deps {
+		k.AddNoted("dep", strconv.Itoa(i+1)+" "+u.depValue(), u.addr)
+		if u.waiting || u.digest == "" {
+			waiting[k.Len()-1] = u.addr
+		}
 	}
 	for _, l := range in.facts {
 		k.Add("fact", l[0]+" "+l[1])
@@ -77,16 +96,19 @@ func keyLines(in keyInputs) (*hash.Key, error) {
 	for _, n := range envNames {
 		k.Add("env", n+" "+hash.Bytes([]byte(in.env[n])).Short())
 	}
-	return k, nil
+	return k, waiting, nil
 }
 
 // pathNormaliser keeps absolute paths of the state folder and the pipeline
 // folder out of keys, so a pipeline moved or cloned elsewhere keeps its keys.
+// Upstream stable paths are written as references to their digests first.
 type pathNormaliser struct {
 	state, root string
+	upstreams   []upstream // their paths are marked, then numbered (upstream.go)
 }
 
 func (p pathNormaliser) normalise(s string) string {
+	s = markUpstreams(s, p.upstreams)
 	s = replaceFolder(s, p.state, "$KILN_STATE")
 	return replaceFolder(s, p.root, "$KILN_ROOT")
 }

@@ -48,9 +48,9 @@ func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *h
 		}
 	}
 	for _, d := range n.Deps {
-		in.deps = append(in.deps, [2]string{d.String(), ""})
+		in.deps = append(in.deps, upstream{addr: d.String(), out: p.OutPath(d)})
 	}
-	key, err := keyLines(in)
+	key, _, err := keyLines(in)
 	if err != nil {
 		return nil, hcl.Diagnostics{nodeError(n, "Cannot encode "+n.Addr.String(), err.Error())}
 	}

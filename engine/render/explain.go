@@ -9,7 +9,7 @@ import (
 
 // Explain writes why a node would or would not run: the action, its
 // reasons, and the key's labelled lines beside the recorded ones, marked
-// "~" changed, "+" new and "-" gone.
+// "~" changed, "+" new, "-" gone and "?" waiting on an upstream digest.
 func Explain(w io.Writer, d *plan.Decision, c Colors) {
 	addr := d.Node.Addr.String()
 	word := d.Action.Word()
@@ -27,29 +27,38 @@ func Explain(w io.Writer, d *plan.Decision, c Colors) {
 	if d.Record != nil {
 		recorded = d.Record.KeyLines
 	}
-	if d.Key == "" {
+	switch {
+	case d.Key == "" && len(d.KeyLines) == 0:
 		fmt.Fprintln(w, "\nThe key is not known yet: an upstream node runs first. Recorded key lines:")
 		for _, l := range recorded {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 		return
+	case d.Key == "":
+		fmt.Fprintln(w, "\nkey not known until the upstream nodes marked ? have run; the lines computable now:")
+	default:
+		fmt.Fprintf(w, "\nkey %s", d.Key)
+		if d.Record != nil && d.Record.Key != "" {
+			fmt.Fprintf(w, " (recorded %s)", d.Record.Key)
+		}
+		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "\nkey %s", d.Key)
-	if d.Record != nil && d.Record.Key != "" {
-		fmt.Fprintf(w, " (recorded %s)", d.Record.Key)
-	}
-	fmt.Fprintln(w)
 	old := map[string]string{}
 	for _, l := range recorded {
 		id, v := lineID(l)
 		old[id] = v
 	}
 	seen := map[string]bool{}
-	for _, l := range d.KeyLines {
+	for i, l := range d.KeyLines {
 		id, v := lineID(l)
 		seen[id] = true
 		was, ok := old[id]
-		switch {
+		switch up, waiting := d.Waiting[i]; {
+		case waiting:
+			fmt.Fprintf(w, "  %s %s (waiting on %s)\n", c.action("?")("?"), l, up)
+			if ok && was != v {
+				fmt.Fprintf(w, "      %s\n", c.dim("was: "+was))
+			}
 		case d.Record == nil || len(recorded) == 0:
 			fmt.Fprintf(w, "    %s\n", l)
 		case !ok:

@@ -1,0 +1,112 @@
+package plan
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// How an upstream node enters a key (DESIGN.md §3): its digest on a dep line
+// of its own, and, wherever its stable path appears in the configuration, a
+// reference ${upstream:N} to that line — never its name or its path. So
+// renaming a node changes no downstream key, and a new upstream digest
+// changes only the dep line, not the attribute that names the path. The
+// address is a note on the dep line, for people: not part of the key.
+//
+// N numbers the upstreams in the order their paths first appear in the
+// key's attribute, input and file lines (which are sorted, so the order does
+// not depend on names); upstreams whose path does not appear follow,
+// ordered by digest.
+
+// upstream is one upstream node as it enters a key.
+type upstream struct {
+	addr   string
+	out    string // its stable output path, as references evaluate it
+	digest string // "" when not known (static lines, a new dependency)
+	// waiting: the upstream runs first; digest is the one the node was last
+	// built with, assumed until the upstream's new digest is known.
+	waiting bool
+}
+
+// depValue is the digest on the upstream's dep line.
+func (u upstream) depValue() string {
+	if u.digest == "" {
+		return unknownValue
+	}
+	return u.digest
+}
+
+// Paths are first marked with the upstream's index among the node's deps,
+// between two private-use characters that no configuration holds, then the
+// marks are numbered once every line is written.
+const markOpen, markClose = "\uE000", "\uE001"
+
+// markUpstreams replaces the stable paths of upstreams in s with marks,
+// longest path first, so a path that extends another is not cut.
+func markUpstreams(s string, ups []upstream) string {
+	if len(ups) == 0 {
+		return s
+	}
+	order := make([]int, len(ups))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(ups[order[a]].out) > len(ups[order[b]].out) })
+	for _, i := range order {
+		s = replaceFolder(s, ups[i].out, markOpen+strconv.Itoa(i)+markClose)
+	}
+	return s
+}
+
+// numberUpstreams numbers the upstreams (see above) and rewrites the marks
+// in values as ${upstream:N}. It returns the upstreams in their order.
+func numberUpstreams(ups []upstream, values []string) ([]upstream, []string) {
+	slot := make([]int, len(ups)) // 0: not seen yet
+	var order []upstream
+	for _, v := range values {
+		for rest := v; ; {
+			i := strings.Index(rest, markOpen)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(markOpen):]
+			j := strings.Index(rest, markClose)
+			if j < 0 {
+				break
+			}
+			if n, err := strconv.Atoi(rest[:j]); err == nil && n < len(ups) && slot[n] == 0 {
+				order = append(order, ups[n])
+				slot[n] = len(order)
+			}
+			rest = rest[j+len(markClose):]
+		}
+	}
+	var unseen []upstream
+	for i, u := range ups {
+		if slot[i] == 0 {
+			unseen = append(unseen, u)
+		}
+	}
+	sort.SliceStable(unseen, func(a, b int) bool {
+		if unseen[a].digest != unseen[b].digest {
+			return unseen[a].digest < unseen[b].digest
+		}
+		return unseen[a].addr < unseen[b].addr
+	})
+	order = append(order, unseen...)
+	if len(order) == len(unseen) {
+		return order, values
+	}
+	pairs := make([]string, 0, 2*len(ups))
+	for i := range ups {
+		if slot[i] > 0 {
+			pairs = append(pairs, markOpen+strconv.Itoa(i)+markClose, "${upstream:"+strconv.Itoa(slot[i])+"}")
+		}
+	}
+	r := strings.NewReplacer(pairs...)
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = r.Replace(v)
+	}
+	return order, out
+}

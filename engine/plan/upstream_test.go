@@ -1,0 +1,50 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// TestUpstreamEntersKeyByDigest: an upstream's name and stable path never
+// enter a key, only its digest; a new digest changes only its dep line.
+func TestUpstreamEntersKeyByDigest(t *testing.T) {
+	d1, d2 := strings.Repeat("1", 64), strings.Repeat("2", 64)
+	lines := func(names [2]string, digests [2]string) ([]string, string) {
+		state := "/p/.kiln"
+		cmd := "cat " + state + "/out/exec." + names[1] + "/b " + state + "/out/exec." + names[0] + "/a " + state + "/out/exec.a-x/c"
+		in := keyInputs{kind: "exec", version: "1", config: cty.ObjectVal(map[string]cty.Value{"command": cty.StringVal(cmd)}),
+			paths: pathNormaliser{state: state, root: "/p"}}
+		for i, n := range names {
+			in.deps = append(in.deps, upstream{addr: "exec." + n, out: state + "/out/exec." + n, digest: digests[i]})
+		}
+		k, _, err := keyLines(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.Lines(), k.Sum().String()
+	}
+	base, baseKey := lines([2]string{"a", "b"}, [2]string{d1, d2})
+	want := []string{
+		"format kiln-key-2",
+		"kind exec 1",
+		`attr command "cat ${upstream:1}/b ${upstream:2}/a $KILN_STATE/out/exec.a-x/c"`,
+		"dep 1 " + d2 + " # exec.b",
+		"dep 2 " + d1 + " # exec.a",
+	}
+	if diff := cmp.Diff(want, base); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if _, key := lines([2]string{"renamed", "b"}, [2]string{d1, d2}); key != baseKey {
+		t.Errorf("renaming an upstream changed the key")
+	}
+	changed, key := lines([2]string{"a", "b"}, [2]string{d2, d2})
+	if key == baseKey {
+		t.Errorf("a new upstream digest left the key as it was")
+	}
+	if diff := cmp.Diff([]Reason{{Kind: "upstream", Subject: "exec.a", Old: short(d1), New: short(d2)}}, DiffKeyLines(base, changed)); diff != "" {
+		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+}
