@@ -76,6 +76,12 @@ func (w *Workspace) hold(command string) (release func(), err error) {
 		l.Release()
 		return nil, d
 	}
+	moves, d := w.findMoves()
+	if d.HasErrors() {
+		l.Release()
+		return nil, d
+	}
+	w.moveInMemory(moves)
 	w.Decider.State, w.Decider.Store, w.Decider.Records, w.Decider.Stat, w.Decider.Pins = w.State, w.Store, w.Records, w.Stat, w.Lock.Pins
 	return func() { l.Release() }, nil
 }

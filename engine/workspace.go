@@ -53,6 +53,8 @@ type Workspace struct {
 	// Lock is kiln.lock.hcl beside the pipeline (empty when there is none).
 	Lock *lockfile.File
 	opts Options
+	// moves are the moves of moved blocks, made in memory since Open.
+	moves []plan.Moved
 	// applied holds the node values as the last apply left them.
 	applied *plan.Values
 }
@@ -76,6 +78,12 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 	if d := w.loadLock(); d.HasErrors() {
 		return w, append(diags, d...), nil
 	}
+	moves, d := w.findMoves()
+	if d.HasErrors() {
+		return w, append(diags, d...), nil
+	}
+	w.moves = moves
+	w.moveInMemory(moves)
 	scope, err := dag.Scope(o.Targets)
 	if err != nil {
 		return w, diags, err
@@ -94,7 +102,7 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 			return w, diags, fmt.Errorf("-replace %s: no such node in the pipeline", r)
 		}
 	}
-	w.Decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.State, Store: w.Store, Stat: w.Stat, Records: w.Records, Replace: replace, Pins: w.Lock.Pins}
+	w.Decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.State, Store: w.Store, Stat: w.Stat, Records: w.Records, Replace: replace, Pins: w.Lock.Pins, MovedFrom: movedFrom(moves)}
 	return w, diags, nil
 }
 
@@ -128,6 +136,7 @@ func (w *Workspace) Capacity() map[string]int64 {
 func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	w.Decider.Capacity = w.Capacity()
 	pl, diags := w.Decider.Make(ctx, w.DAG, w.Scope)
+	pl.Moved = w.moves
 	w.saveStatCache()
 	for _, d := range pl.Changes {
 		if d.Config == nil {
@@ -216,10 +225,20 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	if o.Expect != nil && *o.Expect != w.Stamp() {
 		return nil, fmt.Errorf("%w: it was made against state serial %d, the state is now at serial %d (lineage %s); run kiln plan again", ErrStalePlan, o.Expect.Serial, w.State.Serial, shortLineage(w.State.Lineage))
 	}
+	moves, d := w.findMoves()
+	if d.HasErrors() {
+		return nil, &run.DiagError{Diags: d}
+	}
 	writer, err := state.OpenWriter(dir, w.State)
 	if err != nil {
 		return nil, err
 	}
+	if err := w.moveRecorded(writer, moves); err != nil {
+		_ = writer.Close()
+		return nil, err
+	}
+	w.Decider.MovedFrom = nil
+	w.Decider.Pins = w.Lock.Pins
 	// Decisions compare against the records as they were when the apply
 	// started; the writer updates the live state concurrently.
 	w.Decider.State = w.State.Snapshot()

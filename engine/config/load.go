@@ -74,6 +74,9 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 		return p, diags
 	}
 	diags = append(diags, p.expand()...)
+	if !diags.HasErrors() {
+		diags = append(diags, p.checkMoved()...)
+	}
 	return p, diags
 }
 
@@ -114,6 +117,7 @@ func (p *Pipeline) rootSchema() *hcl.BodySchema {
 		{Type: "output", LabelNames: []string{"name"}},
 		{Type: "executor", LabelNames: []string{"type", "name"}},
 		{Type: "cache"},
+		{Type: "moved"},
 	}}
 	names := make([]string, 0, len(p.Kinds))
 	for n := range p.Kinds {
@@ -163,6 +167,12 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 					if declare("local."+a.Name, a.NameRange) {
 						p.Locals[a.Name] = &Local{Name: a.Name, Expr: a.Expr, Range: a.Range}
 					}
+				}
+			case "moved":
+				m, d := p.decodeMoved(b)
+				diags = append(diags, d...)
+				if m != nil {
+					p.Moved = append(p.Moved, m)
 				}
 			case "output":
 				if declare("output."+b.Labels[0], b.DefRange) {

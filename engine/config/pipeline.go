@@ -23,6 +23,7 @@ type Pipeline struct {
 	Variables map[string]*Variable
 	Locals    map[string]*Local
 	Outputs   []*Output
+	Moved     []*Moved // moved blocks, in source order
 	Blocks    []*Block // node blocks in source order
 	Nodes     []*Node  // node instances, sorted by address
 	Kinds     map[string]kind.Kind

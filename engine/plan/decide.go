@@ -38,6 +38,10 @@ type Decider struct {
 	// Capacity is the resource pools of the machine: a node asking for more
 	// than a pool holds cannot run here.
 	Capacity map[string]int64
+	// MovedFrom maps the address a moved block moves records to onto the
+	// one they come from, while the move is only made in memory (a plan):
+	// the stable link is still under the old address.
+	MovedFrom map[addr.Node]addr.Node
 }
 
 // Decision is what one node needs, and everything learned deciding it.
@@ -292,6 +296,9 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 func (d *Decider) drift(ctx context.Context, dec *Decision) (drift string, linkOnly bool) {
 	rec := dec.Record
 	name := dec.Node.Addr.FileName()
+	if from, ok := d.MovedFrom[dec.Node.Addr]; ok {
+		name = from.FileName()
+	}
 	if rec.Entry != "" {
 		if key, ok := d.Store.Linked(name); !ok || key != rec.Entry {
 			drift = fmt.Sprintf("%s no longer points at the result", d.Store.OutPath(name))

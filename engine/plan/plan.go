@@ -15,6 +15,13 @@ import (
 type Plan struct {
 	Changes []*Decision // in dependency order, one per node in scope
 	Forget  []string    // addresses in state that left the configuration
+	Moved   []Moved     // records that moved blocks hand to a new address
+}
+
+// Moved is one node's records moving from one address to another.
+type Moved struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // Counts returns how many nodes take each action.
@@ -34,7 +41,7 @@ func (p *Plan) HasChanges() bool {
 			return true
 		}
 	}
-	return len(p.Forget) > 0
+	return len(p.Forget) > 0 || len(p.Moved) > 0
 }
 
 // Make decides every node in scope, in dependency order.

@@ -19,6 +19,7 @@ type PlanJSON struct {
 	Summary       map[string]int `json:"summary"`
 	Changes       []ChangeJSON   `json:"changes"`
 	Forget        []string       `json:"forget"`
+	Moved         []plan.Moved   `json:"moved"`
 	Blocked       []BlockedJSON  `json:"blocked"`
 }
 
@@ -61,7 +62,7 @@ type BlockedJSON struct {
 // with action "no-op" so programs see the whole scope.
 func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) *PlanJSON {
 	m := &PlanJSON{FormatVersion: PlanFormatVersion, KilnVersion: version, Pipeline: pipeline, State: stamp,
-		Summary: map[string]int{}, Changes: []ChangeJSON{}, Forget: []string{}, Blocked: []BlockedJSON{}}
+		Summary: map[string]int{}, Changes: []ChangeJSON{}, Forget: []string{}, Moved: []plan.Moved{}, Blocked: []BlockedJSON{}}
 	for _, a := range []plan.Action{plan.Create, plan.Rebuild, plan.Maybe, plan.Restore, plan.Repair, plan.Start, plan.Forget, plan.NoOp} {
 		m.Summary[a.Word()] = 0
 	}
@@ -89,6 +90,7 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 		}
 	}
 	m.Forget = append(m.Forget, pl.Forget...)
+	m.Moved = append(m.Moved, pl.Moved...)
 	m.Summary[plan.Forget.Word()] = len(pl.Forget)
 	sort.Slice(m.Blocked, func(i, j int) bool { return m.Blocked[i].Address < m.Blocked[j].Address })
 	return m
@@ -96,6 +98,9 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 
 // HasChanges reports whether the modelled plan would do anything.
 func (m *PlanJSON) HasChanges() bool {
+	if len(m.Moved) > 0 {
+		return true
+	}
 	for k, v := range m.Summary {
 		if k != plan.NoOp.Word() && v > 0 {
 			return true

@@ -55,6 +55,9 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 		writeBlocked(w, m, c)
 		return
 	}
+	for _, mv := range m.Moved {
+		fmt.Fprintf(w, "%s has moved to %s\n    its records (state, logs, timings, lock entry) follow; nothing rebuilds for the move\n", mv.From, mv.To)
+	}
 	for _, ch := range m.Changes {
 		if ch.Action == plan.NoOp.Word() {
 			continue
@@ -109,6 +112,7 @@ func Summary(m *PlanJSON) string {
 	add(s["repair"], "to repair")
 	add(s["start"], "to start")
 	add(s["forget"], "to forget")
+	add(len(m.Moved), "to move")
 	add(s["no-op"], "up to date")
 	return "Plan: " + strings.Join(parts, ", ") + "."
 }
