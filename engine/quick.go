@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -22,7 +23,11 @@ import (
 // the pipeline. When a plan or an apply leaves every node up to date, kiln
 // writes a certificate (.kiln/cache/noop) of what that conclusion rested on:
 // a digest of the pipeline's files and variable values, the state's lineage
-// and serial, the files and environment variables expressions read, and for
+// and serial, the files expressions read exactly as the plan read them (a
+// content digest, or for fileexists whether the file was there — never as
+// they are after the apply, which may have written them; a file read twice
+// with different results means no certificate), the environment variables
+// expressions read, and for
 // each node its stable path, store entry, input digests and output digest.
 // The next plan re-checks exactly those with stat calls (through the stat
 // cache) and, when all still hold, skips loading the HCL and the state. Any
@@ -32,15 +37,15 @@ import (
 // results (services, hosts, toolchains, git checkouts, Python environments)
 // and nodes with always_run take the full path every time.
 
-const quickFormat = "kiln-noop-2"
+const quickFormat = "kiln-noop-3"
 
 type quickCert struct {
 	Format  string
 	Config  string
 	Lineage string
 	Serial  uint64
-	Reads   []quickFile
-	Env     []quickFile // name, short hash of the value
+	Reads   []config.FileRead // as the plan read them
+	Env     []quickFile       // name, short hash of the value
 	Nodes   []quickNode
 }
 
@@ -137,7 +142,7 @@ func QuickCheck(o Options) (nodes int, upToDate bool) {
 	}
 	stat := hash.LoadStatCache(filepath.Join(stateDir, "cache", "stat"))
 	for _, f := range c.Reads {
-		if d, err := digestAny(f.Path, stat); err != nil || d != f.Digest {
+		if !sameRead(f, stat) {
 			return 0, false
 		}
 	}
@@ -201,6 +206,23 @@ func checkQuickNode(n quickNode, root string, store *state.Store, stat *hash.Sta
 	return err == nil && got == n.Digest
 }
 
+// sameRead reports whether a file still reads as an expression saw it.
+func sameRead(f config.FileRead, stat *hash.StatCache) bool {
+	switch f.What {
+	case config.ReadExists:
+		fi, err := os.Stat(f.Path)
+		return strconv.FormatBool(err == nil && fi.Mode().IsRegular()) == f.Seen
+	case config.ReadContent:
+		if f.Seen == config.ReadFailed {
+			_, err := os.ReadFile(f.Path)
+			return err != nil
+		}
+		d, err := hash.File(f.Path, stat)
+		return err == nil && d.String() == f.Seen
+	}
+	return false
+}
+
 func digestAny(p string, stat *hash.StatCache) (string, error) {
 	fi, err := os.Lstat(p)
 	if err != nil {
@@ -247,13 +269,13 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 		files[i] = filepath.Join(p.Root, f)
 	}
 	c := &quickCert{Format: quickFormat, Config: quickConfigDigest(files, w.opts), Lineage: lineage, Serial: serial}
-	for _, f := range p.FilesRead() {
-		d, err := digestAny(f, w.Stat)
-		if err != nil {
-			return nil, false
-		}
-		c.Reads = append(c.Reads, quickFile{Path: f, Digest: d})
+	// The files exactly as the plan read them: a file the apply wrote
+	// since (an in-place output that a count depends on) fails the check.
+	reads, consistent := p.FilesRead()
+	if !consistent {
+		return nil, false
 	}
+	c.Reads = reads
 	env := map[string]string{}
 	for _, n := range p.Nodes {
 		k := n.Block.Kind

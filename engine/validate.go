@@ -11,12 +11,13 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Validate evaluates every node's configuration with what is known before
-// anything runs, and reports what would fail anyway: missing or mistyped
-// arguments, input files that do not exist, in-place outputs that leave the
-// pipeline folder. It runs nothing and writes nothing.
+// Validate evaluates every node's configuration, every local and every
+// output with what is known before anything runs, and reports what would
+// fail anyway: an unknown function, missing or mistyped arguments, input
+// files that do not exist, in-place outputs that leave the pipeline folder.
+// It runs nothing and writes nothing.
 func (w *Workspace) Validate() hcl.Diagnostics {
-	var diags hcl.Diagnostics
+	diags := w.Pipeline.CheckExpressions()
 	vals := plan.NewValues()
 	p := w.Pipeline
 	for _, v := range w.DAG.Graph.Order() {

@@ -137,6 +137,7 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	w.Decider.Capacity = w.Capacity()
 	pl, diags := w.Decider.Make(ctx, w.DAG, w.Scope)
 	pl.Moved = w.moves
+	diags = append(diags, w.Pipeline.CheckExpressions()...)
 	w.saveStatCache()
 	for _, d := range pl.Changes {
 		if d.Config == nil {

@@ -128,7 +128,9 @@ func runApply(c *cli, args []string) int {
 	if res.Failed() || err != nil {
 		return 1
 	}
-	c.printOutputs(w)
+	if !c.printOutputs(w) {
+		return 1
+	}
 	return 0
 }
 

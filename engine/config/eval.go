@@ -21,23 +21,27 @@ type Evaluated struct {
 	Config  cty.Value         // the kind's attributes, decoded with its Spec
 	Inputs  []string          // the inputs argument, evaluated
 	EnvRead map[string]string // variables read with env(): their names and values
+	// FilesRead are the files the evaluation read (file, templatefile,
+	// filesha256, fileexists), locals it uses included, as it read them.
+	FilesRead []FileRead
 }
 
 // Evaluate evaluates n's configuration. selfOut is the value of self.out.
 func (p *Pipeline) Evaluate(n *Node, vals Values, selfOut string) (*Evaluated, hcl.Diagnostics) {
-	env := map[string]string{}
-	ctx, diags := p.evalContext(n, vals, selfOut, env)
+	rec := newReads()
+	ctx, diags := p.evalContext(n, vals, selfOut, rec)
 	if diags.HasErrors() {
 		return nil, diags
 	}
 	cfg, d := hcldec.Decode(n.Block.Body, n.Block.spec.spec, ctx)
 	diags = append(diags, d...)
-	ev := &Evaluated{Config: cfg, EnvRead: env}
+	ev := &Evaluated{Config: cfg, EnvRead: rec.env}
 	if a, ok := n.Block.meta["inputs"]; ok {
 		var d hcl.Diagnostics
 		ev.Inputs, d = stringList(a, ctx)
 		diags = append(diags, d...)
 	}
+	ev.FilesRead = rec.fileList()
 	return ev, diags
 }
 
@@ -61,13 +65,13 @@ func (s staticValues) NodeValue(a addr.Node) (cty.Value, bool) { return s.p.Stat
 
 // evalContext builds the context for n's expressions, holding only the nodes
 // and locals n refers to.
-func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, env map[string]string) (*hcl.EvalContext, hcl.Diagnostics) {
+func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, rec *reads) (*hcl.EvalContext, hcl.Diagnostics) {
 	ctx := &hcl.EvalContext{
 		Variables: map[string]cty.Value{
 			"var":  p.vars,
 			"path": cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
 		},
-		Functions: p.functions(env),
+		Functions: p.functions(rec),
 	}
 	var diags hcl.Diagnostics
 	if n != nil {
@@ -83,7 +87,7 @@ func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, env map[str
 		if n.CountIdx >= 0 {
 			ctx.Variables["count"] = cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(n.CountIdx))})
 		}
-		locals, d := p.localValues(n.Block, vals, env)
+		locals, d := p.localValues(n.Block, vals, rec)
 		diags = append(diags, d...)
 		ctx.Variables["local"] = locals
 	}
@@ -147,7 +151,7 @@ func (p *Pipeline) blockValue(blk addr.Node, vals Values) cty.Value {
 
 // localValues evaluates the locals a block uses. Locals that reference no
 // node are evaluated once per pipeline.
-func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (cty.Value, hcl.Diagnostics) {
+func (p *Pipeline) localValues(b *Block, vals Values, rec *reads) (cty.Value, hcl.Diagnostics) {
 	used := map[string]bool{}
 	var collect func(name string)
 	collect = func(name string) {
@@ -165,12 +169,12 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 	if len(used) == 0 {
 		return cty.EmptyObjectVal, nil
 	}
-	// Each local's value comes with the environment variables its
-	// evaluation read through env(), its dependencies' included, so a node
-	// using a cached local still has those variables in its key.
+	// Each local's value comes with the environment variables and files its
+	// evaluation read, its dependencies' included, so a node using a cached
+	// local still has those variables in its key and those files watched.
 	type evaluated struct {
 		value cty.Value
-		env   map[string]string
+		rec   *reads
 	}
 	memo := map[string]evaluated{}
 	var diags hcl.Diagnostics
@@ -188,14 +192,12 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 				return evaluated(e)
 			}
 		}
-		reads := map[string]string{}
+		reads := newReads()
 		lv := map[string]cty.Value{}
 		for _, d := range l.deps {
 			dep := eval(d)
 			lv[d] = dep.value
-			for k, v := range dep.env {
-				reads[k] = v
-			}
+			reads.merge(dep.rec)
 		}
 		refs := make([]reference, len(l.nodes))
 		for i, n := range l.nodes {
@@ -219,7 +221,7 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 			if p.static == nil {
 				p.static = map[string]staticLocal{}
 			}
-			p.static[name] = staticLocal{value: v, env: reads}
+			p.static[name] = staticLocal{value: v, rec: reads}
 			p.staticMu.Unlock()
 		}
 		return e
@@ -233,11 +235,7 @@ func (p *Pipeline) localValues(b *Block, vals Values, env map[string]string) (ct
 	for _, n := range names {
 		e := eval(n)
 		out[n] = e.value
-		if env != nil {
-			for k, v := range e.env {
-				env[k] = v
-			}
-		}
+		rec.merge(e.rec)
 	}
 	return cty.ObjectVal(out), diags
 }
@@ -294,4 +292,45 @@ func (p *Pipeline) EvaluateOutput(o *Output, vals Values) (cty.Value, hcl.Diagno
 	ctx.Variables["local"] = lv
 	v, d := o.Expr.Value(ctx)
 	return v, append(diags, d...)
+}
+
+// unknownValues gives every node an unknown value: expressions are checked
+// without reading what nodes have not made yet.
+type unknownValues struct{}
+
+func (unknownValues) NodeValue(addr.Node) (cty.Value, bool) { return cty.DynamicVal, true }
+
+// CheckExpressions evaluates every local and every output with the values
+// of nodes unknown, so what would fail at any time — a function that does
+// not exist, a wrong argument type, a file that is not there — is reported
+// before anything runs, even for a local that only an output uses.
+func (p *Pipeline) CheckExpressions() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, name := range sortedKeys(p.Locals) {
+		_, d := p.localValues(&Block{locals: []string{name}}, unknownValues{}, newReads())
+		diags = append(diags, d...)
+	}
+	for _, o := range p.Outputs {
+		_, d := p.EvaluateOutput(o, unknownValues{})
+		diags = append(diags, d...)
+	}
+	return dedupe(diags)
+}
+
+// dedupe drops diagnostics repeated at the same place (a local checked on
+// its own and again through the locals that use it).
+func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
+	seen := map[string]bool{}
+	var out hcl.Diagnostics
+	for _, d := range diags {
+		k := d.Summary + "\x00" + d.Detail
+		if d.Subject != nil {
+			k += "\x00" + d.Subject.String()
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -112,14 +112,14 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 
 // staticContext evaluates expressions that must be known at load time.
 func (p *Pipeline) staticContext() *hcl.EvalContext {
-	ctx, _ := p.evalContext(nil, staticValues{p}, "", map[string]string{})
+	ctx, _ := p.evalContext(nil, staticValues{p}, "", newReads())
 	locals := map[string]cty.Value{}
 	for _, name := range sortedKeys(p.Locals) {
 		if len(p.Locals[name].nodes) > 0 {
 			continue
 		}
 		b := &Block{locals: []string{name}}
-		v, d := p.localValues(b, staticValues{p}, map[string]string{})
+		v, d := p.localValues(b, staticValues{p}, newReads())
 		if !d.HasErrors() {
 			locals[name] = v.GetAttr(name)
 		}
@@ -220,7 +220,7 @@ func (p *Pipeline) traversalNode(t hcl.Traversal) (addr.Node, bool) {
 func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	n.Meta.Deterministic = true
-	ctx, d := p.evalContext(n, staticValues{p}, p.OutPath(n.Addr), map[string]string{})
+	ctx, d := p.evalContext(n, staticValues{p}, p.OutPath(n.Addr), newReads())
 	diags = append(diags, d...)
 	meta := n.Block.meta
 	get := func(name string, want cty.Type) (cty.Value, bool) {

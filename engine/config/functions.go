@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -68,37 +69,46 @@ var pureFunctions = map[string]function.Function{
 }
 
 // functions returns the pipeline's function table for one evaluation: the
-// table without env() is made once per pipeline; only env(), which records
-// into envRead, is per evaluation.
-func (p *Pipeline) functions(envRead map[string]string) map[string]function.Function {
-	p.funcsOnce.Do(func() { p.funcs = machineFunctions(p.Root, &p.reads) })
-	fs := make(map[string]function.Function, len(p.funcs)+1)
-	for k, v := range p.funcs {
-		fs[k] = v
-	}
-	fs["env"] = envFunction(envRead)
-	return fs
-}
-
-// machineFunctions is the pure functions plus those that read files,
-// resolved against root and recorded in reads.
-func machineFunctions(root string, reads *readLog) map[string]function.Function {
+// pure functions are shared; env() and the functions that read files record
+// into rec (nil records nothing) and into the pipeline's read log.
+func (p *Pipeline) functions(rec *reads) map[string]function.Function {
 	fs := make(map[string]function.Function, len(pureFunctions)+8)
 	for k, v := range pureFunctions {
 		fs[k] = v
 	}
+	var env map[string]string
+	if rec != nil {
+		env = rec.env
+	}
+	fs["env"] = envFunction(env)
+	for k, v := range fileFunctions(p.Root, func(what, path, seen string) {
+		p.reads.record(what, path, seen)
+		rec.record(what, path, seen)
+	}) {
+		fs[k] = v
+	}
+	return fs
+}
+
+// fileFunctions are the functions that read files, resolved against root.
+// Each read is recorded with what it saw: the content digest, or for
+// fileexists whether a regular file was there.
+func fileFunctions(root string, record func(what, path, seen string)) map[string]function.Function {
+	fs := map[string]function.Function{}
 	resolve := func(p string) string {
 		if filepath.IsAbs(p) {
-			return p
+			return filepath.Clean(p)
 		}
 		return filepath.Join(root, p)
 	}
 	read := func(p string) ([]byte, error) {
-		reads.add(resolve(p))
 		b, err := os.ReadFile(resolve(p))
 		if err != nil {
+			record(ReadContent, resolve(p), ReadFailed)
 			return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
 		}
+		s := sha256.Sum256(b)
+		record(ReadContent, resolve(p), hex.EncodeToString(s[:]))
 		return b, nil
 	}
 	fs["file"] = function.New(&function.Spec{
@@ -116,9 +126,10 @@ func machineFunctions(root string, reads *readLog) map[string]function.Function 
 		Params: []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:   function.StaticReturnType(cty.Bool),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			reads.add(resolve(args[0].AsString()))
 			fi, err := os.Stat(resolve(args[0].AsString()))
-			return cty.BoolVal(err == nil && fi.Mode().IsRegular()), nil
+			exists := err == nil && fi.Mode().IsRegular()
+			record(ReadExists, resolve(args[0].AsString()), strconv.FormatBool(exists))
+			return cty.BoolVal(exists), nil
 		},
 	})
 	fs["filesha256"] = function.New(&function.Spec{
@@ -215,33 +226,95 @@ func unwrapPathError(err error) error {
 
 func convertTo(v cty.Value, t cty.Type) (cty.Value, error) { return convert.Convert(v, t) }
 
-// readLog records the files expressions read (file, templatefile,
-// fileexists, filesha256), so a cached evaluation can tell when one changed.
-type readLog struct {
-	mu    sync.Mutex
-	paths map[string]bool
+// What a file read saw, as FileRead.What says.
+const (
+	ReadContent = "content" // file, templatefile, filesha256: Seen is the SHA-256 of the bytes
+	ReadExists  = "exists"  // fileexists: Seen is "true" or "false"
+	ReadFailed  = "(cannot read)"
+)
+
+// FileRead is one file an expression read, as it was when read.
+type FileRead struct {
+	Path string // absolute
+	What string // ReadContent or ReadExists
+	Seen string
 }
 
-func (r *readLog) add(p string) {
-	if r == nil {
+// reads is what one evaluation read from outside the pipeline's files:
+// environment variables through env(), and files. A nil *reads records
+// nothing.
+type reads struct {
+	env   map[string]string
+	files map[[2]string]string // what, path -> seen
+}
+
+func newReads() *reads { return &reads{env: map[string]string{}, files: map[[2]string]string{}} }
+
+func (r *reads) record(what, path, seen string) {
+	if r != nil {
+		r.files[[2]string{what, path}] = seen
+	}
+}
+
+// merge adds what o read.
+func (r *reads) merge(o *reads) {
+	if r == nil || o == nil {
 		return
 	}
-	r.mu.Lock()
-	if r.paths == nil {
-		r.paths = map[string]bool{}
+	for k, v := range o.env {
+		r.env[k] = v
 	}
-	r.paths[filepath.Clean(p)] = true
-	r.mu.Unlock()
+	for k, v := range o.files {
+		r.files[k] = v
+	}
 }
 
-// FilesRead lists the files the pipeline's expressions have read so far.
-func (p *Pipeline) FilesRead() []string {
+// fileList is the files read, sorted by path.
+func (r *reads) fileList() []FileRead {
+	out := make([]FileRead, 0, len(r.files))
+	for k, v := range r.files {
+		out = append(out, FileRead{Path: k[1], What: k[0], Seen: v})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].What < out[j].What
+	})
+	return out
+}
+
+// readLog records every file the pipeline's expressions read, as it was
+// read, so the no-change certificate can watch exactly what a plan saw. A
+// file read twice with different results (an apply wrote it between two
+// evaluations) makes the log inconsistent.
+type readLog struct {
+	mu           sync.Mutex
+	seen         map[[2]string]string
+	inconsistent bool
+}
+
+func (l *readLog) record(what, path, seen string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen == nil {
+		l.seen = map[[2]string]string{}
+	}
+	k := [2]string{what, path}
+	if prev, ok := l.seen[k]; ok && prev != seen {
+		l.inconsistent = true
+	}
+	if _, ok := l.seen[k]; !ok {
+		l.seen[k] = seen
+	}
+}
+
+// FilesRead lists the files the pipeline's expressions have read so far,
+// each as it was first read. ok is false when a file was read again and
+// had changed: no single view of the files holds then.
+func (p *Pipeline) FilesRead() (files []FileRead, ok bool) {
 	p.reads.mu.Lock()
 	defer p.reads.mu.Unlock()
-	out := make([]string, 0, len(p.reads.paths))
-	for f := range p.reads.paths {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
+	r := &reads{files: p.reads.seen}
+	return r.fileList(), !p.reads.inconsistent
 }

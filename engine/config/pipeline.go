@@ -11,7 +11,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/function"
 )
 
 // Pipeline is a loaded pipeline.
@@ -43,8 +42,6 @@ type Pipeline struct {
 	vars      cty.Value // object of variable values
 	reads     readLog
 	specs     map[string]kindSpec // by kind name, computed once
-	funcsOnce sync.Once
-	funcs     map[string]function.Function // without env(), see functions
 	staticMu  sync.Mutex
 	static    map[string]staticLocal // locals that reference no node, evaluated once
 }
@@ -167,10 +164,10 @@ func (n *Node) AttrRange(name string) hcl.Range {
 }
 
 // staticLocal is a local that references no node, evaluated once, with the
-// environment variables its evaluation read.
+// environment variables and files its evaluation read.
 type staticLocal struct {
 	value cty.Value
-	env   map[string]string
+	rec   *reads
 }
 
 // kindSpec is a kind's schema, computed once per pipeline: Spec may build
