@@ -138,15 +138,18 @@ func (w *Workspace) moveRecorded(writer *state.Writer, moves []plan.Moved) error
 	return nil
 }
 
-// moveLog renames the log files of from (the latest and the previous ones)
-// to those of to, and returns the record's log path after the move.
+// moveLog moves the run logs of from to those of to, and returns the
+// record's log path after the move.
 func moveLog(p *config.Pipeline, recorded string, from, to addr.Node) string {
-	oldPath, newPath := run.LogPath(p.StateDir, from), run.LogPath(p.StateDir, to)
-	for _, suffix := range []string{"", ".1"} {
-		_ = os.Rename(oldPath+suffix, newPath+suffix)
-	}
-	if abs := absTo(p.Root, recorded); abs == oldPath {
-		return relTo(p.Root, newPath)
+	oldDir, newDir := run.LogDir(p.StateDir, from), run.LogDir(p.StateDir, to)
+	_ = os.Rename(oldDir, newDir)
+	_ = os.Rename(run.LogPath(p.StateDir, from)+".1", run.LogPath(p.StateDir, to)+".1")
+	_ = os.Remove(run.LogPath(p.StateDir, from))
+	abs := absTo(p.Root, recorded)
+	if rest, ok := strings.CutPrefix(abs, oldDir+string(filepath.Separator)); ok {
+		abs = filepath.Join(newDir, rest)
+		run.LinkLatest(p.StateDir, to, abs)
+		return relTo(p.Root, abs)
 	}
 	return recorded
 }

@@ -6,18 +6,18 @@ import (
 	"io"
 	"os"
 
+	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/addr"
-	"github.com/kilnbuild/kiln/engine/run"
 )
 
 func init() {
 	flagSets["logs"] = func() *flag.FlagSet { fs, _ := logsFlags(); return fs }
-	register(&command{name: "logs", summary: "print a node's latest log", usage: "kiln logs [-previous] ADDR [PATH]", run: runLogs})
+	register(&command{name: "logs", summary: "print the log of a node's current result", usage: "kiln logs [-previous] ADDR [PATH]", run: runLogs})
 }
 
 func logsFlags() (*flag.FlagSet, *bool) {
 	fs := flag.NewFlagSet("logs", flag.ContinueOnError)
-	prev := fs.Bool("previous", false, "print the log of the run before the latest")
+	prev := fs.Bool("previous", false, "print the log of the newest other run (a failed run, or a build whose result is not linked now)")
 	return fs, prev
 }
 
@@ -46,20 +46,37 @@ func runLogs(c *cli, args []string) int {
 		c.fail(err)
 		return 1
 	}
-	file := run.LogPath(dir, a)
+	logs, err := engine.Logs(dir, a)
+	if err != nil {
+		c.fail(err)
+		return 1
+	}
+	file := logs.Current
 	if *prev {
-		file += ".1"
+		if len(logs.Others) == 0 {
+			fmt.Fprintf(c.stderr, "kiln logs: %s has no other run's log\n", a)
+			return 1
+		}
+		file = logs.Others[0]
+	}
+	if file == "" {
+		fmt.Fprintf(c.stderr, "kiln logs: %s has no result yet%s\n", a, otherLogs(logs, a))
+		return 1
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		if _, prevErr := os.Stat(file + ".1"); prevErr == nil && !*prev {
-			fmt.Fprintf(c.stdout, "The latest run of %s printed nothing; kiln logs -previous %s shows the run before.\n", a, a)
-			return 0
-		}
-		fmt.Fprintf(c.stderr, "kiln logs: no log for %s (%s): it has not run, or printed nothing\n", a, file)
-		return 1
+		fmt.Fprintf(c.stdout, "The run that made the current result of %s printed nothing.%s\n", a, otherLogs(logs, a))
+		return 0
 	}
 	defer f.Close()
 	_, _ = io.Copy(c.stdout, f)
 	return 0
+}
+
+// otherLogs points at the other runs' logs, if there are any.
+func otherLogs(l engine.NodeLogs, a addr.Node) string {
+	if len(l.Others) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (kiln logs -previous %s shows the newest other run, %s)", a, l.Others[0])
 }

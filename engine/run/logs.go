@@ -5,13 +5,49 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/kilnbuild/kiln/engine/addr"
 )
 
-// LogPath is where a node's latest log lives.
+// Each run of a node writes its own log, named by the run's start time and
+// key, under .kiln/logs/KIND.NAME/; the record of the result keeps its log's
+// path, so a restored result brings its own log back. .kiln/logs/KIND.NAME.log
+// is a symbolic link to the newest run's log.
+
+// LogPath is the link to a node's newest log.
 func LogPath(stateDir string, a addr.Node) string {
 	return filepath.Join(stateDir, "logs", a.FileName()+".log")
+}
+
+// LogDir holds the logs of every run of a node.
+func LogDir(stateDir string, a addr.Node) string {
+	return filepath.Join(stateDir, "logs", a.FileName())
+}
+
+// RunLogPath is the log of one run of a node.
+func RunLogPath(stateDir string, a addr.Node, key string, start time.Time) string {
+	if len(key) > 12 {
+		key = key[:12]
+	}
+	return filepath.Join(LogDir(stateDir, a), start.UTC().Format("20060102T150405.000000000Z")+"-"+key+".log")
+}
+
+// LinkLatest points the node's LogPath at the newest run's log.
+func LinkLatest(stateDir string, a addr.Node, runLog string) {
+	link := LogPath(stateDir, a)
+	rel, err := filepath.Rel(filepath.Dir(link), runLog)
+	if err != nil {
+		return
+	}
+	tmp := link + ".new"
+	_ = os.Remove(tmp)
+	if os.Symlink(rel, tmp) == nil {
+		if fi, err := os.Lstat(link); err == nil && fi.Mode().IsRegular() {
+			_ = os.Rename(link, link+".1") // a log written before logs were per run
+		}
+		_ = os.Rename(tmp, link)
+	}
 }
 
 // nodeLog is a node's log file, which also hands each complete line to a
@@ -30,13 +66,10 @@ type nodeLog struct {
 
 const tailLines = 20
 
-// openLog starts a new log for a node; the previous one is kept as .log.1.
+// openLog starts a new log at path.
 func openLog(path string, line func(string)) (*nodeLog, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
-	}
-	if _, err := os.Lstat(path); err == nil {
-		_ = os.Rename(path, path+".1")
 	}
 	return &nodeLog{path: path, line: line}, nil
 }

@@ -113,15 +113,16 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
-	logPath := LogPath(d.Pipeline.StateDir, n.Addr)
+	start := time.Now()
+	logPath := RunLogPath(d.Pipeline.StateDir, n.Addr, dec.Key, start)
 	log, err := openLog(logPath, func(line string) { a.Options.Hooks.Output(n.Addr, line) })
 	if err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
+	LinkLatest(d.Pipeline.StateDir, n.Addr, logPath)
 	res.Log = logPath
 	a.Options.Hooks.Running(n.Addr, dec.Action, dec.Reasons)
-	start := time.Now()
 	result, attempts, err := a.runKind(ctx, dec, dir, resumed, log)
 	res.Attempts = attempts
 	res.Duration = time.Since(start)
