@@ -57,6 +57,11 @@ type Workspace struct {
 	moves []plan.Moved
 	// applied holds the node values as the last apply left them.
 	applied *plan.Values
+	// RunID is the record of the last apply (engine/history); 0 for none.
+	RunID int
+	// RecordErr is a failure to write that record, which did not stop the
+	// apply.
+	RecordErr error
 }
 
 // Open loads the pipeline at o.Path and its state. Diagnostics describe
@@ -174,6 +179,9 @@ type ApplyOptions struct {
 	// Expect, when set, is the state lineage and serial a saved plan was
 	// made against; the apply refuses if the state moved since.
 	Expect *StateStamp
+	// KeepRuns is how many run records (kiln report) are kept, this apply's
+	// included: 0 means history.DefaultKeep, a negative number records none.
+	KeepRuns int
 }
 
 // StateStamp identifies one version of a state.
@@ -243,11 +251,19 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	// Decisions compare against the records as they were when the apply
 	// started; the writer updates the live state concurrently.
 	w.Decider.State = w.State.Snapshot()
+	rec, err := w.beginRun(o, host)
+	if err != nil {
+		_ = writer.Close()
+		return nil, err
+	}
 	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Writer: writer, Options: run.Options{
 		Parallelism: o.Parallelism, Capacity: o.Capacity, FailFast: o.FailFast, Scope: w.Scope,
-		Hooks: o.Hooks, Host: host, Version: Version,
+		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version,
 	}}
 	res, applyErr := a.Apply(ctx)
+	if rec != nil {
+		w.RunID, w.RecordErr = rec.ID(), rec.Close()
+	}
 	w.applied = a.Values()
 	if applyErr == nil && len(w.opts.Targets) == 0 && res != nil && !res.Failed() {
 		for _, r := range w.State.Sorted() {

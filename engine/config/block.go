@@ -15,7 +15,7 @@ var metaArgs = []string{
 }
 
 // metaBlocks are the engine's own nested blocks, valid in every node block.
-var metaBlocks = []string{"slurm"}
+var metaBlocks = []string{"slurm", "metrics"}
 
 func metaSchema() *hcl.BodySchema {
 	s := &hcl.BodySchema{}
@@ -26,6 +26,29 @@ func metaSchema() *hcl.BodySchema {
 		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: n})
 	}
 	return s
+}
+
+// metricsSchema is the content of a metrics block (engine/metrics).
+var metricsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "format"}, {Name: "patterns"}, {Name: "step"}, {Name: "keys"},
+}}
+
+// decodeMetrics takes the attributes of a node's metrics block, if any;
+// they are evaluated with the other meta-arguments.
+func decodeMetrics(blk *Block, blocks hcl.Blocks) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for i, b := range blocks {
+		if i > 0 {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate metrics block",
+				Detail: fmt.Sprintf("A node has at most one metrics block; the first is at %s. Put every pattern in its patterns list.", blocks[0].DefRange), Subject: b.DefRange.Ptr()})
+			continue
+		}
+		content, d := b.Body.Content(metricsSchema)
+		diags = append(diags, d...)
+		blk.metrics = content.Attributes
+		blk.metricsRange = b.DefRange
+	}
+	return diags
 }
 
 func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnostics) {
@@ -40,6 +63,7 @@ func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnost
 			blk.slurm = mb
 		}
 	}
+	diags = append(diags, decodeMetrics(blk, content.Blocks.OfType("metrics"))...)
 	if !hclIdent(blk.Name) {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"sort"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/metrics"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/gocty"
 )
@@ -223,11 +225,7 @@ func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 	ctx, d := p.evalContext(n, staticValues{p}, p.OutPath(n.Addr), newReads())
 	diags = append(diags, d...)
 	meta := n.Block.meta
-	get := func(name string, want cty.Type) (cty.Value, bool) {
-		a, ok := meta[name]
-		if !ok {
-			return cty.NilVal, false
-		}
+	value := func(a *hcl.Attribute, name string, want cty.Type) (cty.Value, bool) {
 		v, d := a.Expr.Value(ctx)
 		diags = append(diags, d...)
 		if d.HasErrors() {
@@ -246,6 +244,13 @@ func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 			}
 		}
 		return v, true
+	}
+	get := func(name string, want cty.Type) (cty.Value, bool) {
+		a, ok := meta[name]
+		if !ok {
+			return cty.NilVal, false
+		}
+		return value(a, name, want)
 	}
 	if v, ok := get("resources", cty.Map(cty.Number)); ok {
 		n.Meta.Resources = map[string]int64{}
@@ -294,5 +299,60 @@ func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 		n.Meta.NoCache = v.False()
 	}
 	_, n.Meta.HasInputs = meta["inputs"]
+	if n.Block.metrics != nil {
+		diags = append(diags, p.evalMetrics(n, value)...)
+	}
 	return diags
+}
+
+// evalMetrics evaluates the node's metrics block into n.Meta.Metrics.
+func (p *Pipeline) evalMetrics(n *Node, value func(*hcl.Attribute, string, cty.Type) (cty.Value, bool)) hcl.Diagnostics {
+	attrs := n.Block.metrics
+	var format, step string
+	var patterns, keys []string
+	ok := true
+	for _, f := range []struct {
+		name   string
+		target *string
+	}{{"format", &format}, {"step", &step}} {
+		name, target := f.name, f.target
+		if a, set := attrs[name]; set {
+			v, good := value(a, "metrics "+name, cty.String)
+			ok = ok && good
+			if good {
+				*target = v.AsString()
+			}
+		}
+	}
+	for _, f := range []struct {
+		name   string
+		target *[]string
+	}{{"patterns", &patterns}, {"keys", &keys}} {
+		name, target := f.name, f.target
+		if a, set := attrs[name]; set {
+			v, good := value(a, "metrics "+name, cty.List(cty.String))
+			ok = ok && good
+			if good {
+				for _, x := range v.AsValueSlice() {
+					*target = append(*target, x.AsString())
+				}
+			}
+		}
+	}
+	if !ok {
+		return nil // the evaluation errors are reported
+	}
+	spec, err := metrics.NewSpec(format, patterns, step, keys)
+	if err != nil {
+		subject := n.Block.metricsRange
+		var se *metrics.SpecError
+		if errors.As(err, &se) {
+			if a, set := attrs[se.Attr]; set {
+				subject = a.Expr.Range()
+			}
+		}
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid metrics block", Detail: err.Error() + ".", Subject: subject.Ptr()}}
+	}
+	n.Meta.Metrics = spec
+	return nil
 }

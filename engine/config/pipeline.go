@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/metrics"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -96,10 +97,13 @@ type Block struct {
 	ForEach   hcl.Expression
 	Count     hcl.Expression
 	meta      hcl.Attributes
-	refs      []reference // references found in the block, meta-arguments included
-	locals    []string    // locals the block uses directly
-	selfOut   bool
-	slurm     *hcl.Block // the node's slurm { } block
+	// metrics are the attributes of the metrics block; nil without one.
+	metrics      hcl.Attributes
+	metricsRange hcl.Range
+	refs         []reference // references found in the block, meta-arguments included
+	locals       []string    // locals the block uses directly
+	selfOut      bool
+	slurm        *hcl.Block // the node's slurm { } block
 }
 
 // Addr is the block's address (no instance key).
@@ -139,6 +143,7 @@ type Meta struct {
 	Slurm         *SlurmJob // the node's slurm block, if any
 	NoCache       bool      // cache = false: never pulled from or pushed to a remote cache
 	HasInputs     bool
+	Metrics       *metrics.Spec // what to read from the node's log; nil for nothing
 }
 
 func (p *Pipeline) sortNodes() {

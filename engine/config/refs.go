@@ -38,6 +38,9 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 		for _, a := range b.meta {
 			travs = append(travs, a.Expr.Variables()...)
 		}
+		for _, a := range b.metrics {
+			travs = append(travs, a.Expr.Variables()...)
+		}
 		travs = append(travs, hcldec.Variables(b.Body, b.spec.spec)...)
 		refs, locals, selfOut, d := p.scan(travs, blocks, true)
 		diags = append(diags, d...)

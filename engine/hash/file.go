@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -30,6 +31,12 @@ var fileHashers = sync.Pool{New: func() any {
 // its (device, inode, size, mtime ns, ctime ns) signature is unchanged. A
 // symlink to a regular file is followed. A nil cache hashes always.
 func File(path string, c *StatCache) (Digest, error) {
+	return FileWith(path, c, nil)
+}
+
+// FileWith is File that adds the bytes it reads, if it reads the file, to
+// read (when set).
+func FileWith(path string, c *StatCache, read *atomic.Int64) (Digest, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return Digest{}, fmt.Errorf("hash file: %w", err)
@@ -43,14 +50,15 @@ func File(path string, c *StatCache) (Digest, error) {
 			return Digest{}, fmt.Errorf("hash file %s: %w", path, err)
 		}
 	}
-	d, _, err := fileDigest(path, abs, info, c, true)
+	d, _, err := fileDigest(path, abs, info, c, true, read)
 	return d, err
 }
 
 // fileDigest returns the digest and size of the regular file at path, whose
 // stat result is info and whose cache key is abs. A file that changes while
-// it is read is read again, and only a file that held still is cached.
-func fileDigest(path, abs string, info fs.FileInfo, c *StatCache, follow bool) (Digest, int64, error) {
+// it is read is read again, and only a file that held still is cached. The
+// bytes read are added to read, when set.
+func fileDigest(path, abs string, info fs.FileInfo, c *StatCache, follow bool, read *atomic.Int64) (Digest, int64, error) {
 	if sig, ok := signatureOf(info); ok && c != nil {
 		if d, ok := c.lookup(abs, sig); ok {
 			return d, sig.size, nil
@@ -59,6 +67,9 @@ func fileDigest(path, abs string, info fs.FileInfo, c *StatCache, follow bool) (
 	for range readAttempts {
 		start := time.Now()
 		d, n, before, after, err := readDigest(path, follow)
+		if read != nil {
+			read.Add(n)
+		}
 		if err != nil {
 			return Digest{}, 0, err
 		}

@@ -21,6 +21,9 @@ type TreeOptions struct {
 	// Exclude, when set, leaves out every entry whose relative slash path it
 	// accepts, and with a folder all it holds. The root is never excluded.
 	Exclude func(rel string) bool
+	// Read, when set, is increased by the bytes of every file read and
+	// hashed (files the stat cache vouches for are not read).
+	Read *atomic.Int64
 }
 
 // Tree returns the Merkle digest of path: a regular file, a symlink or a
@@ -81,7 +84,7 @@ func manifest(path string, c *StatCache, o TreeOptions) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := hashFiles(root, entries, c, o.Workers); err != nil {
+	if err := hashFiles(root, entries, c, o.Workers, o.Read); err != nil {
 		return nil, err
 	}
 	return entries, nil
@@ -139,7 +142,7 @@ func absPath(root, rel string) string {
 // hashFiles fills in the mode, size and digest of every file entry with a
 // pool of workers, each taking the next unhashed file. On failure it
 // returns the error of the first failing file in path order.
-func hashFiles(root string, entries []Entry, c *StatCache, workers int) error {
+func hashFiles(root string, entries []Entry, c *StatCache, workers int, read *atomic.Int64) error {
 	var files []int
 	for i, e := range entries {
 		if e.Kind == 'f' {
@@ -161,7 +164,7 @@ func hashFiles(root string, entries []Entry, c *StatCache, workers int) error {
 				if i >= len(files) {
 					return
 				}
-				if errs[i] = hashEntry(root, &entries[files[i]], c); errs[i] != nil {
+				if errs[i] = hashEntry(root, &entries[files[i]], c, read); errs[i] != nil {
 					failed.Store(true)
 				}
 			}
@@ -177,7 +180,7 @@ func hashFiles(root string, entries []Entry, c *StatCache, workers int) error {
 }
 
 // hashEntry fills in one file entry.
-func hashEntry(root string, e *Entry, c *StatCache) error {
+func hashEntry(root string, e *Entry, c *StatCache, read *atomic.Int64) error {
 	abs := absPath(root, e.Path)
 	info, err := os.Lstat(abs)
 	if err != nil {
@@ -186,7 +189,7 @@ func hashEntry(root string, e *Entry, c *StatCache) error {
 	if !info.Mode().IsRegular() {
 		return fmt.Errorf("hash %s: it stopped being a regular file while the tree was hashed; retry once whatever changes it has finished", abs)
 	}
-	d, size, err := fileDigest(abs, abs, info, c, false)
+	d, size, err := fileDigest(abs, abs, info, c, false, read)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
@@ -78,15 +79,20 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 }
 
 func digestPath(p string, c *hash.StatCache) (string, error) {
+	return digestPathRead(p, c, nil)
+}
+
+// digestPathRead is digestPath that adds the bytes it reads to read.
+func digestPathRead(p string, c *hash.StatCache, read *atomic.Int64) (string, error) {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return "", err
 	}
 	var d hash.Digest
 	if fi.Mode().IsRegular() {
-		d, err = hash.File(p, c)
+		d, err = hash.FileWith(p, c, read)
 	} else {
-		d, err = hash.Tree(p, c)
+		d, err = hash.TreeWith(p, c, hash.TreeOptions{Read: read})
 	}
 	if err != nil {
 		return "", err

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
@@ -73,10 +74,16 @@ func (rs *Records) KindRecord(r *state.Record) *kind.Record {
 // store entry, combined with the digests of its in-place outputs. It returns
 // the per-output digests to record.
 func OutputDigest(store *state.Store, root, entry string, outputs []string, c *hash.StatCache) (string, []state.Output, error) {
+	return OutputDigestRead(store, root, entry, outputs, c, nil)
+}
+
+// OutputDigestRead is OutputDigest that adds the bytes it reads to hash
+// files to read (when set).
+func OutputDigestRead(store *state.Store, root, entry string, outputs []string, c *hash.StatCache, read *atomic.Int64) (string, []state.Output, error) {
 	var tree hash.Digest
 	if entry != "" {
 		var err error
-		if tree, err = hash.Tree(store.EntryPath(entry), c); err != nil {
+		if tree, err = hash.TreeWith(store.EntryPath(entry), c, hash.TreeOptions{Read: read}); err != nil {
 			return "", nil, err
 		}
 	}
@@ -86,7 +93,7 @@ func OutputDigest(store *state.Store, root, entry string, outputs []string, c *h
 	lines := []string{"out " + tree.String()}
 	var recs []state.Output
 	for _, o := range outputs {
-		dg, err := digestPath(o, c)
+		dg, err := digestPathRead(o, c, read)
 		if err != nil {
 			return "", nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/plan"
@@ -118,24 +119,25 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	for t, v := range verts {
 		a.results[t] = NodeResult{Addr: dag.Nodes[v].Addr, Outcome: Cancelled}
 	}
-	started := make([]bool, len(tasks))
-	reported := make([]bool, len(tasks)) // written by a task before it returns, read after
+	started := make([]time.Time, len(tasks)) // written by OnStart before the task runs
+	reported := make([]bool, len(tasks))     // written by a task before it returns, read after
 	opts := sched.Options{
 		Parallelism: a.Options.Parallelism,
 		Capacity:    a.Options.Capacity,
 		FailFast:    a.Options.FailFast,
-		OnStart:     func(t int) { started[t] = true },
+		OnStart:     func(t int) { started[t] = time.Now() },
 		OnFinish: func(t int, o sched.Outcome, err error) {
 			if reported[t] {
 				return // the task reported itself
 			}
 			r := &a.results[t]
+			r.Started, r.Ended = started[t], time.Now()
 			switch {
 			case o == sched.Skipped:
 				r.Outcome, r.Err = Skipped, a.skipReason(err, verts)
 			case o == sched.Cancelled:
 				r.Outcome, r.Err = Cancelled, err
-			case o == sched.Failed && started[t]: // the kind panicked
+			case o == sched.Failed && !started[t].IsZero(): // the kind panicked
 				r.Outcome, r.Err = Failed, err
 			default:
 				return
@@ -150,6 +152,7 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 		} else {
 			r = a.node(ctx, dag.Nodes[verts[t]])
 		}
+		r.Started, r.Ended = started[t], time.Now()
 		a.results[t] = r
 		a.Options.Hooks.Finished(r)
 		reported[t] = true

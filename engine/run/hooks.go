@@ -30,6 +30,15 @@ type NodeResult struct {
 	Log      string   // path of the node's log, when it ran
 	LogTail  []string // last lines of the log of a failed run
 	Attempts int
+
+	Reasons []plan.Reason // why Action was decided
+	// Started is when the scheduler gave the node its turn (a slot and its
+	// resources); Began when its command started (zero when none ran);
+	// Ended when its part of the apply ended.
+	Started, Began, Ended time.Time
+	// BytesHashed counts the bytes read to hash the node's result (files
+	// the stat cache vouched for are not read).
+	BytesHashed int64
 }
 
 // Hooks receive the progress of an apply.
@@ -49,3 +58,24 @@ type NoHooks struct{}
 func (NoHooks) Running(addr.Node, plan.Action, []plan.Reason) {}
 func (NoHooks) Output(addr.Node, string)                      {}
 func (NoHooks) Finished(NodeResult)                           {}
+
+// Tee is Hooks that passes every call to each of hooks, in order.
+type Tee []Hooks
+
+func (t Tee) Running(a addr.Node, action plan.Action, reasons []plan.Reason) {
+	for _, h := range t {
+		h.Running(a, action, reasons)
+	}
+}
+
+func (t Tee) Output(a addr.Node, line string) {
+	for _, h := range t {
+		h.Output(a, line)
+	}
+}
+
+func (t Tee) Finished(r NodeResult) {
+	for _, h := range t {
+		h.Finished(r)
+	}
+}

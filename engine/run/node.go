@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/config"
@@ -26,7 +27,7 @@ func (a *Applier) node(ctx context.Context, n *config.Node) NodeResult {
 		return res
 	}
 	dec := a.Decider.Decide(ctx, n, a.vals)
-	res.Action = dec.Action
+	res.Action, res.Reasons = dec.Action, dec.Reasons
 	if dec.Diags.HasErrors() {
 		res.Outcome, res.Err = Failed, &DiagError{Diags: dec.Diags}
 		return res
@@ -75,7 +76,7 @@ func (a *Applier) restore(dec *plan.Decision) error {
 // result.
 func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 	n := dec.Node
-	res := NodeResult{Addr: n.Addr, Action: dec.Action}
+	res := NodeResult{Addr: n.Addr, Action: dec.Action, Reasons: dec.Reasons}
 	d := a.Decider
 	st := d.Store
 	unlock := st.LockKey(dec.Key)
@@ -123,12 +124,15 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 	LinkLatest(d.Pipeline.StateDir, n.Addr, logPath)
 	res.Log = logPath
 	a.Options.Hooks.Running(n.Addr, dec.Action, dec.Reasons)
+	res.Began = start
 	result, attempts, err := a.runKind(ctx, dec, dir, resumed, log)
 	res.Attempts = attempts
 	res.Duration = time.Since(start)
 	_ = log.Close()
 	if err == nil {
-		err = a.publish(dec, dir, result, start, res.Duration, logPath)
+		var read atomic.Int64
+		err = a.publish(dec, dir, result, start, res.Duration, logPath, &read)
+		res.BytesHashed = read.Load()
 	}
 	if err != nil {
 		res.Err = err
@@ -230,7 +234,8 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, r
 
 // publish hashes a successful run, completes its store entry, points the
 // stable path at it and commits the record.
-func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start time.Time, took time.Duration, logPath string) error {
+// The bytes read to hash it are added to read.
+func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start time.Time, took time.Duration, logPath string, read *atomic.Int64) error {
 	d := a.Decider
 	n := dec.Node
 	if r == nil {
@@ -248,7 +253,7 @@ func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start 
 	digest := r.Digest
 	var outRecs []state.Output
 	if digest == "" {
-		if digest, outRecs, err = plan.OutputDigest(d.Store, d.Pipeline.Root, dec.Key, outs, d.Stat); err != nil {
+		if digest, outRecs, err = plan.OutputDigestRead(d.Store, d.Pipeline.Root, dec.Key, outs, d.Stat, read); err != nil {
 			return fmt.Errorf("hashing the result: %w", err)
 		}
 	} else {

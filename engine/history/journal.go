@@ -1,0 +1,108 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+	"time"
+)
+
+// entry is one line of a run's journal.
+type entry struct {
+	Op     string    `json:"op"` // opBegin, opRunning, opFinished, opEnd
+	Run    *Run      `json:"run,omitempty"`
+	Node   *int      `json:"n,omitempty"`
+	At     time.Time `json:"at,omitzero"`
+	Result *Result   `json:"result,omitempty"`
+}
+
+const (
+	opBegin    = "begin"
+	opRunning  = "running"
+	opFinished = "finished"
+	opEnd      = "end"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func encodeEntry(e entry) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	line := fmt.Appendf(make([]byte, 0, len(body)+10), "%08x ", crc32.Checksum(body, castagnoli))
+	line = append(line, body...)
+	return append(line, '\n'), nil
+}
+
+func decodeEntry(line []byte) (entry, error) {
+	var e entry
+	if len(line) < 10 || line[8] != ' ' {
+		return e, errors.New("no checksum")
+	}
+	want, err := strconv.ParseUint(string(line[:8]), 16, 32)
+	if err != nil {
+		return e, errors.New("malformed checksum")
+	}
+	body := line[9:]
+	if crc32.Checksum(body, castagnoli) != uint32(want) {
+		return e, errors.New("checksum mismatch")
+	}
+	if err := json.Unmarshal(body, &e); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+// replay rebuilds a run from its journal's content. An invalid last line
+// is a write torn by a crash (or still in progress) and is ignored; an
+// invalid line before it is an error.
+func replay(path string, data []byte) (*Run, bool, error) {
+	lines := bytes.Split(data, []byte{'\n'})
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	var r *Run
+	ended := false
+	for i, line := range lines {
+		e, err := decodeEntry(line)
+		if err != nil {
+			if i == len(lines)-1 {
+				break
+			}
+			return nil, false, fmt.Errorf("%s: line %d is damaged (%v); move the run's folder aside", path, i+1, err)
+		}
+		if r == nil {
+			if e.Op != opBegin || e.Run == nil {
+				return nil, false, fmt.Errorf("%s: it does not start with a begin entry; move the run's folder aside", path)
+			}
+			r = e.Run
+			continue
+		}
+		switch e.Op {
+		case opRunning, opFinished:
+			if e.Node == nil || *e.Node < 0 || *e.Node >= len(r.Nodes) {
+				return nil, false, fmt.Errorf("%s: line %d names no node of the run", path, i+1)
+			}
+			n := r.Nodes[*e.Node]
+			if e.Op == opRunning {
+				n.Began = e.At
+				if e.Result != nil {
+					n.Action, n.Reasons = e.Result.Action, e.Result.Reasons
+				}
+			} else if e.Result != nil {
+				n.Result = *e.Result
+			}
+		case opEnd:
+			r.Ended = e.At
+			ended = true
+		}
+	}
+	if r == nil {
+		return nil, false, fmt.Errorf("%s: empty: the apply stopped before it recorded anything", path)
+	}
+	return r, ended, nil
+}

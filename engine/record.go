@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"os"
+
+	"github.com/kilnbuild/kiln/engine/history"
+	"github.com/kilnbuild/kiln/engine/metrics"
+	"github.com/kilnbuild/kiln/engine/run"
+)
+
+// beginRun starts the record of an apply (engine/history): the nodes in
+// scope, in dependency order, with their dependencies, resources and
+// metrics. It returns nil when o.KeepRuns is negative.
+func (w *Workspace) beginRun(o ApplyOptions, host string) (*history.Recorder, error) {
+	if o.KeepRuns < 0 {
+		return nil, nil
+	}
+	hdr := history.Run{Host: host, PID: os.Getpid(), Command: o.Command, Version: Version, Root: w.Pipeline.Root,
+		Parallelism: o.Parallelism, Capacity: o.Capacity}
+	specs := map[int]*metrics.Spec{}
+	index := map[int]int{} // DAG vertex → node index in the run
+	for _, v := range w.DAG.Graph.Order() {
+		if w.Scope != nil && !w.Scope[v] {
+			continue
+		}
+		n := w.DAG.Nodes[v]
+		executor := n.Meta.Executor
+		if executor == "" {
+			executor = "local"
+		}
+		node := &history.Node{Addr: n.Addr.String(), Kind: n.Addr.Kind, Resources: n.Meta.Resources, Executor: executor}
+		for _, d := range w.DAG.Graph.Deps(v) {
+			if j, ok := index[d]; ok {
+				node.Deps = append(node.Deps, j)
+			}
+		}
+		index[v] = len(hdr.Nodes)
+		if n.Meta.Metrics != nil {
+			specs[index[v]] = n.Meta.Metrics
+		}
+		hdr.Nodes = append(hdr.Nodes, node)
+	}
+	return history.Begin(history.Options{StateDir: w.Pipeline.StateDir, Keep: o.KeepRuns, Run: hdr, Specs: specs})
+}
+
+// withRecorder adds the recorder to the apply's hooks.
+func withRecorder(h run.Hooks, rec *history.Recorder) run.Hooks {
+	switch {
+	case rec == nil:
+		return h
+	case h == nil:
+		return rec
+	}
+	return run.Tee{h, rec}
+}
