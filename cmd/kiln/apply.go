@@ -13,6 +13,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/history"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/providers/fetch"
@@ -24,6 +25,7 @@ type applyArgs struct {
 	failFast    bool
 	quiet       bool
 	check       bool
+	keepRuns    int
 }
 
 func applyFlags() (*flag.FlagSet, *applyArgs) {
@@ -33,6 +35,7 @@ func applyFlags() (*flag.FlagSet, *applyArgs) {
 	fs.IntVar(&a.parallelism, "parallelism", runtime.NumCPU(), "run at most N nodes at once")
 	fs.BoolVar(&a.failFast, "fail-fast", false, "start nothing new after the first failure (default: keep going with independent nodes)")
 	fs.BoolVar(&a.quiet, "quiet", false, "do not stream the nodes' output (it stays in kiln logs ADDR)")
+	fs.IntVar(&a.keepRuns, "keep-runs", history.DefaultKeep, "keep the records of this many runs for kiln report, this one included (0: record none)")
 	fs.BoolVar(&a.check, "check", false, "rebuild built nodes (or the ADDRs given) into a scratch folder and compare digests with kiln.lock.hcl; changes nothing (exit 1 on a mismatch)")
 	return fs, a
 }
@@ -90,7 +93,10 @@ func runApply(c *cli, args []string) int {
 		}
 		return 1
 	}
-	opts := engine.ApplyOptions{Parallelism: a.parallelism, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " ")}
+	opts := engine.ApplyOptions{Parallelism: a.parallelism, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " "), KeepRuns: a.keepRuns}
+	if a.keepRuns <= 0 {
+		opts.KeepRuns = -1
+	}
 	if saved != nil {
 		if w.ConfigDigest() != saved.Config {
 			fmt.Fprintf(c.stderr, "kiln apply: %v: the pipeline's files or variables changed since the plan was saved; run kiln plan -out again\n", engine.ErrStalePlan)
@@ -120,6 +126,9 @@ func runApply(c *cli, args []string) int {
 		}
 	}
 	fmt.Fprintln(c.stdout, render.ApplySummary(res, time.Since(start)))
+	if w.RecordErr != nil {
+		fmt.Fprintf(c.stderr, "kiln apply: warning: %v; kiln report may show this run incompletely\n", w.RecordErr)
+	}
 	c.printFailures(w, res)
 	if ctx.Err() != nil {
 		fmt.Fprintf(c.stderr, "kiln apply: %v; the state is consistent: run kiln apply again to finish\n", context.Cause(ctx))

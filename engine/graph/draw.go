@@ -73,6 +73,17 @@ var mermaidStyles = map[string]string{
 
 const defaultMermaidStyle = "fill:#f0f0f0,stroke:#616161"
 
+// ClassStyle is the style of a class of kiln's views ("create", "failed",
+// ...), as Mermaid output writes it: "fill:#d4f7d4,stroke:#2e7d32". Other
+// views (the HTML report) take their colours from here, so every picture
+// of a pipeline paints an action the same way.
+func ClassStyle(class string) string {
+	if s, ok := mermaidStyles[class]; ok {
+		return s
+	}
+	return defaultMermaidStyle
+}
+
 // Mermaid renders the graph as a Mermaid "flowchart LR". Vertex v is node
 // nV; label gives its text and an optional class (empty for none; a class
 // that is not letters, digits, '-' or '_' is dropped). Edges point from a

@@ -21,9 +21,9 @@
 // depend on, so it is not paced by the disk. Only the last line can be torn
 // by a crash, and Load ignores it. A run without an end entry is running
 // when the apply lock's holder is the process that began it (on this host,
-// a process that is still alive), and interrupted otherwise. Metric files
-// are written through a buffer flushed at least once a second while a node
-// runs, so kiln report shows the curves of a running node.
+// a process that is still alive), and interrupted otherwise. Each metric
+// sample is one write to its node's file as its line is logged, so kiln
+// report shows the curves of a running node as far as they go.
 //
 // Locking. A Recorder is the run.Hooks of one apply and is safe for
 // concurrent use; all its state is under one mutex. Readers take no lock:

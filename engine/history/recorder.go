@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -18,9 +17,6 @@ import (
 
 // DefaultKeep is how many runs are kept when the apply does not say.
 const DefaultKeep = 20
-
-// flushEvery is how often the metrics of running nodes reach their files.
-const flushEvery = time.Second
 
 // Options begin a run.
 type Options struct {
@@ -47,19 +43,17 @@ type Recorder struct {
 	journal *os.File
 	err     error // the first write error: recording stops, the apply goes on
 	closed  bool
-	stop    chan struct{}
-	stopped chan struct{}
 }
 
-// nodeMetrics is the metric state of one node.
+// nodeMetrics is the metric state of one node. Each sample is one write
+// to its file, so a report reads the samples of a running node at once; a
+// trainer logs a line per step, so this costs nothing measurable.
 type nodeMetrics struct {
 	mu     sync.Mutex
 	path   string
 	parser *metrics.Parser
 	file   *os.File
-	buf    *bufio.Writer
 	out    *metrics.Writer
-	dirty  bool
 	err    error
 	now    func() time.Time
 }
@@ -111,8 +105,7 @@ func Begin(o Options) (*Recorder, error) {
 	}
 	hdr := o.Run
 	hdr.ID, hdr.Started = id, now().UTC()
-	r := &Recorder{dir: dir, root: hdr.Root, now: now, index: map[string]int{}, nodes: make([]*nodeMetrics, len(hdr.Nodes)),
-		journal: f, stop: make(chan struct{}), stopped: make(chan struct{})}
+	r := &Recorder{dir: dir, root: hdr.Root, now: now, index: map[string]int{}, nodes: make([]*nodeMetrics, len(hdr.Nodes)), journal: f}
 	for i, n := range hdr.Nodes {
 		r.index[n.Addr] = i
 		if spec := o.Specs[i]; spec != nil {
@@ -125,7 +118,6 @@ func Begin(o Options) (*Recorder, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("recording the run: %w", err)
 	}
-	go r.flusher()
 	return r, nil
 }
 
@@ -243,7 +235,7 @@ func utc(t time.Time) time.Time {
 }
 
 // Close records the end of the run, makes the journal durable and closes
-// it. The metrics of nodes still open (an interrupted apply) are flushed.
+// it, and the metric files of nodes still open (an interrupted apply).
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -251,8 +243,6 @@ func (r *Recorder) Close() error {
 		return r.err
 	}
 	r.mu.Unlock()
-	close(r.stop)
-	<-r.stopped
 	for _, m := range r.nodes {
 		if m != nil {
 			if err := m.close(); err != nil {
@@ -275,25 +265,6 @@ func (r *Recorder) Close() error {
 		r.err = err
 	}
 	return r.err
-}
-
-// flusher writes the buffered metrics of running nodes every flushEvery.
-func (r *Recorder) flusher() {
-	defer close(r.stopped)
-	t := time.NewTicker(flushEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-r.stop:
-			return
-		case <-t.C:
-			for _, m := range r.nodes {
-				if m != nil {
-					m.flush()
-				}
-			}
-		}
-	}
 }
 
 func (r *Recorder) newNodeMetrics(a string, spec *metrics.Spec) *nodeMetrics {
@@ -332,26 +303,15 @@ func (m *nodeMetrics) sample(s *metrics.Sample) {
 			return
 		}
 		m.file = f
-		m.buf = bufio.NewWriterSize(f, 32<<10)
-		m.out = metrics.NewWriter(m.buf)
+		m.out = metrics.NewWriter(f)
 	}
 	if err := m.out.Write(s, m.now()); err != nil {
 		m.err = err
 	}
-	m.dirty = true
 }
 
-func (m *nodeMetrics) flush() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.dirty && m.buf != nil && m.err == nil {
-		m.err = m.buf.Flush()
-		m.dirty = false
-	}
-}
-
-// close flushes and closes the node's metrics file; later lines are not
-// read (a node finishes once per run).
+// close closes the node's metrics file; later lines are not read (a node
+// finishes once per run).
 func (m *nodeMetrics) close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -359,13 +319,10 @@ func (m *nodeMetrics) close() error {
 	if m.file == nil {
 		return m.err
 	}
-	if m.err == nil {
-		m.err = m.buf.Flush()
-	}
 	if err := m.file.Close(); err != nil && m.err == nil {
 		m.err = err
 	}
-	m.file, m.buf, m.out = nil, nil, nil
+	m.file, m.out = nil, nil
 	if m.err != nil {
 		return fmt.Errorf("recording the metrics in %s: %w", m.path, m.err)
 	}

@@ -62,7 +62,7 @@ git_repo "plugin" {
 # patch kept in this folder). Without either, rl_train fails.
 git_repo "verl" {
   url    = "${exec.source_repos.out}/verl-mini"
-  commit = "7c5892ef76e058d422c7e6a9bf4a7ace06ae54fd"
+  commit = "727d7147c87f9aee2ef89142cd898c2e66b51336"
   patches = [
     "${git_repo.plugin.out}/patch/verl/agent_loop.patch",
     "patches/retool.patch",
@@ -171,7 +171,8 @@ exec "sft_preprocess" {
 }
 
 # Resumable: an interrupted run continues from its latest checkpoint in the
-# same output folder.
+# same output folder. It prints verl's console metrics, which kiln report
+# draws as curves.
 exec "sft_train" {
   env           = local.verl_env
   resources     = { cpu = 1 }
@@ -186,6 +187,10 @@ exec "sft_train" {
       --save-dir $KILN_OUT/checkpoint \
       --batch-size 2 --epochs 2 --save-freq 3 --device cpu
   EOT
+
+  metrics {
+    format = "verl"
+  }
 }
 
 # Merge the last checkpoint, whichever step it is.
@@ -210,7 +215,7 @@ exec "rl_train" {
   resumable     = true
   deterministic = false
   progress      = "step:(\\d+) - "
-  total         = 2
+  total         = 4
   command       = <<-EOT
     ${python_env.mini.out}/bin/python -m verl_mini.main_ppo \
       --model-path ${exec.sft_merge.out}/huggingface \
@@ -218,8 +223,12 @@ exec "rl_train" {
       --tool-config ${exec.tool_config.out}/tool_config.json \
       --reward-path ${git_repo.verl.out}/recipe/retool/retool.py \
       --save-dir $KILN_OUT/checkpoint \
-      --batch-size 2 --epochs 1 --save-freq 1 --device cpu
+      --batch-size 1 --epochs 1 --save-freq 1 --device cpu
   EOT
+
+  metrics {
+    format = "verl"
+  }
 }
 
 output "rl_checkpoint" {

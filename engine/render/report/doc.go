@@ -1,0 +1,25 @@
+// Package report renders a recorded run (engine/history) for people: one
+// self-contained HTML page — a Gantt timeline coloured by action with the
+// critical path and queue time, a table of nodes, the DAG as a layered
+// SVG, and metric curves per node — or Markdown for a pull request.
+//
+// The page needs nothing but itself: inline CSS and SVG, no script, no
+// font or image from anywhere, so it opens from disk and can be mailed or
+// attached. Colours are engine/graph's classes, as kiln graph paints a
+// plan. Text from the run (addresses, reasons, errors, metric names) is
+// escaped everywhere. Output is deterministic for a given run.
+//
+// Times. A node's queue time runs from when its dependencies in the run had
+// all finished (history.Run.Ready) to when the scheduler gave it a slot and
+// its resources; its run time from when its command began to when it ended
+// (from its turn, for a node that ran no command). The critical path is
+// walked back from the node that ended last, each step to the dependency
+// that ended last: the chain that decided when the run ended. NPU-hours are
+// a node's npu resource times its run time.
+//
+// Large runs. The timeline and the DAG show every node of runs up to
+// maxDrawn nodes; beyond that, only the nodes that did something (ran,
+// restored, failed), and say how many they leave out. Curves with more
+// points than maxCurvePoints are reduced to the minimum and maximum of each
+// pixel column, and their points are drawn only up to maxDots.
+package report

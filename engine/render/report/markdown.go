@@ -1,0 +1,147 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kilnbuild/kiln/engine/history"
+	"github.com/kilnbuild/kiln/engine/metrics"
+	"github.com/kilnbuild/kiln/engine/render"
+)
+
+// Markdown writes the report for a pull request: the run's summary, a table
+// of the nodes that did something (all of them for small runs), the
+// critical path, and per node with metrics a table of last, min and max.
+func Markdown(w io.Writer, o Options) error {
+	m, err := build(o)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	r := m.run
+	fmt.Fprintf(&b, "## kiln run %d (%s)\n\n", r.ID, r.Status)
+	took := "took " + durationText(m.end.Sub(m.start))
+	if r.Status == history.Running {
+		took = "running for " + durationText(m.end.Sub(m.start))
+	}
+	facts := []string{"Started " + r.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took}
+	if r.Host != "" {
+		facts = append(facts, "host "+mdCode(r.Host))
+	}
+	var counts []string
+	for _, oc := range outcomeOrder {
+		if n := m.counts[oc]; n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", n, oc))
+		}
+	}
+	facts = append(facts, fmt.Sprintf("%d nodes: %s", len(r.Nodes), strings.Join(counts, ", ")))
+	if m.npuHours > 0 {
+		facts = append(facts, fmt.Sprintf("%.2f NPU-hours", m.npuHours))
+	}
+	if m.hashed > 0 {
+		facts = append(facts, render.SizeText(m.hashed)+" hashed")
+	}
+	b.WriteString(strings.Join(facts, " · ") + "\n\n")
+
+	cmp := o.Compare != nil
+	header := "| node | action | outcome | why | queued | ran |"
+	rule := "|---|---|---|---|---:|---:|"
+	if cmp {
+		header += fmt.Sprintf(" run %d |", o.Compare.ID)
+		rule += "---:|"
+	}
+	b.WriteString(header + " NPU-h | cache | log |\n" + rule + "---:|---|---|\n")
+	quiet := 0
+	for _, w := range m.rows {
+		if len(m.rows) > 50 && w.outcome == "up-to-date" {
+			quiet++
+			continue
+		}
+		outcome := w.outcome
+		if w.n.ExitCode != nil && *w.n.ExitCode != 0 {
+			outcome += fmt.Sprintf(" (exit %d)", *w.n.ExitCode)
+		}
+		node := mdCode(w.n.Addr)
+		if w.critical {
+			node = "**" + node + "**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |", node, mdCell(strings.TrimSpace(w.symbol+" "+w.action)), mdCell(outcome),
+			mdCell(strings.Join(w.why, "; ")), optDuration(w.queued), ranText(w))
+		if cmp {
+			c := ""
+			if w.compare != nil {
+				c = compareText(w)
+			}
+			fmt.Fprintf(&b, " %s |", mdCell(c))
+		}
+		npu := ""
+		if w.npuHours > 0 {
+			npu = fmt.Sprintf("%.3f", w.npuHours)
+		}
+		log := ""
+		if w.log != "" {
+			log = mdCode(w.log)
+		}
+		fmt.Fprintf(&b, " %s | %s | %s |\n", npu, w.cache, log)
+	}
+	if quiet > 0 {
+		fmt.Fprintf(&b, "\n%d nodes were up to date.\n", quiet)
+	}
+	if len(m.critical) > 1 {
+		var names []string
+		for _, i := range m.critical {
+			names = append(names, mdCode(r.Nodes[i].Addr))
+		}
+		fmt.Fprintf(&b, "\nCritical path (in bold above): %s.\n", strings.Join(names, " → "))
+	}
+	for _, c := range m.curves {
+		fmt.Fprintf(&b, "\n### Metrics of %s (%d steps)\n\n", mdCode(c.addr), c.run.Steps())
+		head, line := "| metric | last | min | max | steps |", "|---|---:|---:|---:|---:|"
+		if cmp {
+			head += fmt.Sprintf(" run %d last |", o.Compare.ID)
+			line += "---:|"
+		}
+		b.WriteString(head + "\n" + line + "\n")
+		for _, k := range c.keys {
+			s := metrics.Summarise(points(c.run, k))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |", mdCode(k), lastCell(s), extreme(s.Min, s.MinStep, s.Steps), extreme(s.Max, s.MaxStep, s.Steps), s.Steps)
+			if cmp {
+				fmt.Fprintf(&b, " %s |", lastCell(metrics.Summarise(points(c.compare, k))))
+			}
+			b.WriteString("\n")
+		}
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+func lastCell(s metrics.Summary) string {
+	if s.Steps == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (step %d)", numberText(s.LastValue), s.Last)
+}
+
+func extreme(v float64, step int64, steps int) string {
+	if steps == 0 || v != v {
+		return ""
+	}
+	return fmt.Sprintf("%s (step %d)", numberText(v), step)
+}
+
+// mdCell makes text safe in a table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\n", " ")
+	return s
+}
+
+// mdCode writes s as inline code, safe in a table cell.
+func mdCode(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	if strings.Contains(s, "`") {
+		return "`` " + s + " ``"
+	}
+	return "`" + s + "`"
+}

@@ -1,0 +1,302 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/history"
+	"github.com/kilnbuild/kiln/engine/metrics"
+	"github.com/kilnbuild/kiln/engine/plan"
+)
+
+// Limits of what is drawn (see the package doc).
+const (
+	maxDrawn       = 400
+	maxCurvePoints = 2000
+	maxDots        = 400
+)
+
+// Options say what to render.
+type Options struct {
+	Run     *history.Run
+	Compare *history.Run // overlaid on the curves and durations; may be nil
+	// Now stands for the end of nodes still running.
+	Now time.Time
+	// LogDir is the folder the output goes to: log links are relative to it.
+	// Empty writes the logs' paths relative to the pipeline's folder.
+	LogDir string
+}
+
+// row is one node as the views show it.
+type row struct {
+	i        int
+	n        *history.Node
+	class    string // engine/graph class: create, rebuild, failed, running...
+	symbol   string // the plan symbol of the action
+	action   string
+	outcome  string
+	ready    time.Time
+	started  time.Time
+	began    time.Time // zero when no command ran
+	ended    time.Time // Now for a running node; zero for a pending one
+	queued   time.Duration
+	ran      time.Duration
+	npuHours float64
+	cache    string // "up to date", "restored" or ""
+	critical bool
+	drawn    bool // on the timeline and the DAG
+	log      string
+	why      []string
+	compare  *history.Node // the same address in the compared run
+}
+
+// model is everything the views draw, computed once.
+type model struct {
+	o        Options
+	run      *history.Run
+	rows     []*row
+	byAddr   map[string]*row
+	start    time.Time
+	end      time.Time
+	critical []int // indices, in order along the path
+	hidden   int   // nodes left off the timeline and the DAG
+	npuHours float64
+	hashed   int64
+	counts   map[string]int
+	curves   []*nodeCurves
+}
+
+func build(o Options) (*model, error) {
+	r := o.Run
+	m := &model{o: o, run: r, byAddr: map[string]*row{}, start: r.Started, counts: map[string]int{}}
+	now := o.Now
+	if now.IsZero() {
+		now = r.End()
+	}
+	m.end = r.End()
+	if r.Status == history.Running && now.After(m.end) {
+		m.end = now
+	}
+	for i, n := range r.Nodes {
+		w := &row{i: i, n: n, outcome: n.Outcome, action: n.Action, started: n.Started, began: n.Began, ended: n.Ended}
+		w.ready = r.Ready(i)
+		switch {
+		case n.Outcome == "" && !n.Began.IsZero():
+			w.outcome, w.ended = "running", m.end
+		case n.Outcome == "":
+			w.outcome = "pending"
+			if r.Status == history.Interrupted {
+				w.outcome = "not run"
+			}
+		}
+		w.class = class(w.action, w.outcome)
+		w.symbol = symbol(w.action)
+		if !w.started.IsZero() && w.started.After(w.ready) {
+			w.queued = w.started.Sub(w.ready)
+		}
+		from := w.began
+		if from.IsZero() {
+			from = w.started
+		}
+		if !from.IsZero() && w.ended.After(from) {
+			w.ran = w.ended.Sub(from)
+		}
+		if npu := n.Resources["npu"]; npu > 0 && !w.began.IsZero() {
+			w.npuHours = float64(npu) * w.ran.Hours()
+		}
+		switch w.outcome {
+		case "up-to-date":
+			w.cache = "up to date"
+		case "restored":
+			w.cache = "restored"
+		}
+		for _, rs := range n.Reasons {
+			w.why = append(w.why, reasonText(rs))
+		}
+		if n.Error != "" {
+			w.why = append(w.why, n.Error)
+		}
+		w.log = logLink(r, n, o.LogDir)
+		if o.Compare != nil {
+			if j := o.Compare.Index(n.Addr); j >= 0 {
+				w.compare = o.Compare.Nodes[j]
+			}
+		}
+		m.rows = append(m.rows, w)
+		m.byAddr[n.Addr] = w
+		m.npuHours += w.npuHours
+		m.hashed += n.BytesHashed
+		m.counts[w.outcome]++
+	}
+	m.markCritical()
+	m.chooseDrawn()
+	var err error
+	m.curves, err = loadCurves(o.Run, o.Compare)
+	return m, err
+}
+
+// class is the engine/graph class that paints a node.
+func class(action, outcome string) string {
+	switch outcome {
+	case "failed":
+		return "failed"
+	case "skipped", "cancelled", "not run":
+		return "skipped"
+	case "running":
+		return "running"
+	case "pending":
+		return "pending"
+	case "restored":
+		return "restore"
+	case "up-to-date":
+		return "noop"
+	}
+	switch action {
+	case "no-op", "":
+		return "noop"
+	}
+	return action
+}
+
+func symbol(action string) string {
+	for _, a := range []plan.Action{plan.Create, plan.Rebuild, plan.Restore, plan.Repair, plan.Start, plan.Maybe, plan.Forget} {
+		if a.Word() == action {
+			return string(a)
+		}
+	}
+	return ""
+}
+
+func reasonText(r plan.Reason) string { return r.String() }
+
+// markCritical walks back from the node that ended last, each time to the
+// dependency that ended last.
+func (m *model) markCritical() {
+	last := -1
+	for i, w := range m.rows {
+		if w.ended.IsZero() {
+			continue
+		}
+		if last < 0 || w.ended.After(m.rows[last].ended) {
+			last = i
+		}
+	}
+	var path []int
+	for i := last; i >= 0; {
+		path = append(path, i)
+		m.rows[i].critical = true
+		next := -1
+		for _, d := range m.run.Nodes[i].Deps {
+			if dw := m.rows[d]; !dw.ended.IsZero() && (next < 0 || dw.ended.After(m.rows[next].ended)) {
+				next = d
+			}
+		}
+		i = next
+	}
+	for l, r := 0, len(path)-1; l < r; l, r = l+1, r-1 {
+		path[l], path[r] = path[r], path[l]
+	}
+	m.critical = path
+}
+
+// chooseDrawn picks the nodes the timeline and the DAG show.
+func (m *model) chooseDrawn() {
+	all := len(m.rows) <= maxDrawn
+	for _, w := range m.rows {
+		w.drawn = all || !w.began.IsZero() || w.critical || w.outcome == "restored" || w.outcome == "failed" || w.outcome == "running"
+		if !w.drawn {
+			m.hidden++
+		}
+	}
+}
+
+// drawnRows are the rows on the timeline, by the time they got their turn
+// (then by dependency order).
+func (m *model) timelineRows() []*row {
+	var out []*row
+	for _, w := range m.rows {
+		if w.drawn {
+			out = append(out, w)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		ta, tb := out[a].sortTime(), out[b].sortTime()
+		return ta.Before(tb)
+	})
+	return out
+}
+
+func (w *row) sortTime() time.Time {
+	switch {
+	case !w.started.IsZero():
+		return w.started
+	case !w.ended.IsZero():
+		return w.ended
+	}
+	return time.Unix(1<<40, 0) // pending: last
+}
+
+// logLink is a node's log path relative to the report's folder. kiln keeps
+// a node's latest log and the one before (.log.1); the link goes to the
+// one written during this node's run, judged by its modification time, and
+// is empty when neither was (replaced by later runs, or the node printed
+// nothing: kiln writes no empty logs).
+func logLink(r *history.Run, n *history.Node, dir string) string {
+	if n.Log == "" {
+		return ""
+	}
+	abs := n.Log
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(r.Root, abs)
+	}
+	const slack = 2 * time.Second
+	found := ""
+	for _, p := range []string{abs, abs + ".1"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		t := fi.ModTime()
+		if (n.Began.IsZero() || !t.Before(n.Began.Add(-slack))) && (n.Ended.IsZero() || !t.After(n.Ended.Add(slack))) {
+			found = p
+			break
+		}
+	}
+	if found == "" || dir == "" {
+		return found
+	}
+	if rel, err := relPath(dir, found); err == nil {
+		return rel
+	}
+	return found
+}
+
+// durationText writes a duration as people read it: 850ms, 12.3s, 4m05s,
+// 2h13m, 3d04h.
+func durationText(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// nodeCurves are the metrics of one node in the run and the compared run.
+type nodeCurves struct {
+	addr    string
+	index   int
+	keys    []string
+	run     *metrics.Series
+	compare *metrics.Series // nil without a compared run
+}
