@@ -99,6 +99,8 @@ func runReport(c *cli, args []string) int {
 			return 1
 		}
 		o.LogDir = filepath.Dir(abs)
+	} else if a.format == "markdown" {
+		o.LogDir = r.Root // for a pull request: paths in the repository
 	} else if cwd, err := os.Getwd(); err == nil {
 		o.LogDir = cwd
 	}

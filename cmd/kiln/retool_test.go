@@ -290,13 +290,15 @@ func TestRetoolMiniAppliesOffline(t *testing.T) {
 		"exec.sft_train/checkpoint/latest_checkpointed_iteration.txt",
 		"exec.sft_train/checkpoint/global_step_4/model.json",
 		"exec.sft_merge/huggingface/model.json",
-		"exec.rl_train/checkpoint/global_step_2/model.json",
+		"exec.rl_train/checkpoint/global_step_4/model.json",
 		"exec.sft_preprocess/ReTool-SFT/data/train.jsonl",
 	} {
 		if _, err := os.Stat(filepath.Join(dir, ".kiln", "out", f)); err != nil {
 			t.Errorf("missing output: %v", err)
 		}
 	}
+
+	checkRetoolReport(t, dir)
 
 	m := planJSON(t, append(vars, dir)...)
 	if m.Summary["no-op"] != len(m.Changes) || len(m.Changes) != 13 {

@@ -18,4 +18,9 @@
 // References to node attributes: every node exports out (its stable output
 // path) and digest (the hash of its last result), plus its kind's exports.
 // A for_each block is a map of instance objects, a count block a tuple.
+//
+// Meta-arguments (resources, timeout, progress, ...) and the metrics block
+// are the engine's, valid in every node block and taken out of the body
+// before the kind sees it, so they never enter a node's key. They must be
+// known when the pipeline loads.
 package config

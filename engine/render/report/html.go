@@ -86,7 +86,7 @@ func (m *model) header(b *strings.Builder) {
 		}
 	}
 	if m.npuHours > 0 {
-		fmt.Fprintf(b, `<li><b>%.2f</b> NPU-hours</li>`, m.npuHours)
+		fmt.Fprintf(b, `<li><b>%s</b> NPU-hours</li>`, esc(npuText(m.npuHours)))
 	}
 	if m.hashed > 0 {
 		fmt.Fprintf(b, `<li><b>%s</b> hashed</li>`, esc(render.SizeText(m.hashed)))
@@ -133,7 +133,11 @@ func (m *model) table(b *strings.Builder) {
 			crit = ` class="crit"`
 		}
 		fmt.Fprintf(b, `<tr id="node-%d"%s><td class="addr">%s</td>`, w.i, crit, esc(w.n.Addr))
-		fmt.Fprintf(b, `<td><span class="chip %s">%s</span></td>`, w.class, esc(strings.TrimSpace(w.symbol+" "+w.action)))
+		if w.action == "" {
+			b.WriteString(`<td></td>`)
+		} else {
+			fmt.Fprintf(b, `<td><span class="chip %s">%s</span></td>`, w.class, esc(strings.TrimSpace(w.symbol+" "+w.action)))
+		}
 		outcome := w.outcome
 		if w.n.ExitCode != nil && *w.n.ExitCode != 0 {
 			outcome += fmt.Sprintf(" (exit %d)", *w.n.ExitCode)
@@ -158,10 +162,7 @@ func (m *model) table(b *strings.Builder) {
 			}
 			b.WriteString(`</td>`)
 		}
-		npu := ""
-		if w.npuHours > 0 {
-			npu = fmt.Sprintf("%.3f", w.npuHours)
-		}
+		npu := npuText(w.npuHours)
 		fmt.Fprintf(b, `<td class="num">%s</td><td>%s</td><td>%s</td><td class="num">%s</td>`, npu, esc(w.cache), esc(resourcesText(w.n)), esc(hashedText(w.n.BytesHashed)))
 		if w.log != "" {
 			fmt.Fprintf(b, `<td><a href="%s">log</a></td>`, esc(w.log))

@@ -37,7 +37,7 @@ func Markdown(w io.Writer, o Options) error {
 	}
 	facts = append(facts, fmt.Sprintf("%d nodes: %s", len(r.Nodes), strings.Join(counts, ", ")))
 	if m.npuHours > 0 {
-		facts = append(facts, fmt.Sprintf("%.2f NPU-hours", m.npuHours))
+		facts = append(facts, npuText(m.npuHours)+" NPU-hours")
 	}
 	if m.hashed > 0 {
 		facts = append(facts, render.SizeText(m.hashed)+" hashed")
@@ -75,10 +75,7 @@ func Markdown(w io.Writer, o Options) error {
 			}
 			fmt.Fprintf(&b, " %s |", mdCell(c))
 		}
-		npu := ""
-		if w.npuHours > 0 {
-			npu = fmt.Sprintf("%.3f", w.npuHours)
-		}
+		npu := npuText(w.npuHours)
 		log := ""
 		if w.log != "" {
 			log = mdCode(w.log)

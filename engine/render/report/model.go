@@ -173,11 +173,12 @@ func symbol(action string) string {
 func reasonText(r plan.Reason) string { return r.String() }
 
 // markCritical walks back from the node that ended last, each time to the
-// dependency that ended last.
+// dependency that ended last. Nodes that never got their turn (skipped,
+// cancelled) are not on it.
 func (m *model) markCritical() {
 	last := -1
 	for i, w := range m.rows {
-		if w.ended.IsZero() {
+		if w.ended.IsZero() || w.started.IsZero() {
 			continue
 		}
 		if last < 0 || w.ended.After(m.rows[last].ended) {
@@ -190,7 +191,7 @@ func (m *model) markCritical() {
 		m.rows[i].critical = true
 		next := -1
 		for _, d := range m.run.Nodes[i].Deps {
-			if dw := m.rows[d]; !dw.ended.IsZero() && (next < 0 || dw.ended.After(m.rows[next].ended)) {
+			if dw := m.rows[d]; !dw.ended.IsZero() && !dw.started.IsZero() && (next < 0 || dw.ended.After(m.rows[next].ended)) {
 				next = d
 			}
 		}
@@ -206,7 +207,7 @@ func (m *model) markCritical() {
 func (m *model) chooseDrawn() {
 	all := len(m.rows) <= maxDrawn
 	for _, w := range m.rows {
-		w.drawn = all || !w.began.IsZero() || w.critical || w.outcome == "restored" || w.outcome == "failed" || w.outcome == "running"
+		w.drawn = all || !w.began.IsZero() || w.outcome == "restored" || w.outcome == "failed" || w.outcome == "running"
 		if !w.drawn {
 			m.hidden++
 		}
@@ -299,4 +300,15 @@ type nodeCurves struct {
 	keys    []string
 	run     *metrics.Series
 	compare *metrics.Series // nil without a compared run
+}
+
+// npuText writes NPU-hours with three decimals; empty for none.
+func npuText(h float64) string {
+	switch {
+	case h <= 0:
+		return ""
+	case h < 0.001:
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", h)
 }

@@ -84,8 +84,8 @@ func (m *model) timeline(b *strings.Builder) {
 			from = w.began
 		}
 		x0, x1 := x(from), x(w.ended)
-		if from.IsZero() { // pending: an empty bar where the run is now
-			x0, x1 = x(m.end), x(m.end)
+		if from.IsZero() { // skipped when it ended; pending: where the run is now
+			x0 = x1
 		}
 		width := x1 - x0
 		if width < 2 {
