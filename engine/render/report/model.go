@@ -240,11 +240,9 @@ func (w *row) sortTime() time.Time {
 	return time.Unix(1<<40, 0) // pending: last
 }
 
-// logLink is a node's log path relative to the report's folder. kiln keeps
-// a node's latest log and the one before (.log.1); the link goes to the
-// one written during this node's run, judged by its modification time, and
-// is empty when neither was (replaced by later runs, or the node printed
-// nothing: kiln writes no empty logs).
+// logLink is the path of the node's log in this run, relative to the
+// report's folder; empty when there is none (the node printed nothing, or
+// its log was removed since).
 func logLink(r *history.Run, n *history.Node, dir string) string {
 	if n.Log == "" {
 		return ""
@@ -253,26 +251,16 @@ func logLink(r *history.Run, n *history.Node, dir string) string {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(r.Root, abs)
 	}
-	const slack = 2 * time.Second
-	found := ""
-	for _, p := range []string{abs, abs + ".1"} {
-		fi, err := os.Stat(p)
-		if err != nil {
-			continue
-		}
-		t := fi.ModTime()
-		if (n.Began.IsZero() || !t.Before(n.Began.Add(-slack))) && (n.Ended.IsZero() || !t.After(n.Ended.Add(slack))) {
-			found = p
-			break
-		}
+	if _, err := os.Stat(abs); err != nil {
+		return ""
 	}
-	if found == "" || dir == "" {
-		return found
+	if dir == "" {
+		return abs
 	}
-	if rel, err := relPath(dir, found); err == nil {
+	if rel, err := relPath(dir, abs); err == nil {
 		return rel
 	}
-	return found
+	return abs
 }
 
 // durationText writes a duration as people read it: 850ms, 12.3s, 4m05s,
