@@ -44,9 +44,12 @@ func (a Action) Runs() bool { return a == Create || a == Rebuild || a == Repair 
 type Reason struct {
 	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service
 	Subject string `json:"subject,omitempty"` // the attribute, file, node, variable or fact
-	Old     string `json:"old,omitempty"`
-	New     string `json:"new,omitempty"`
-	Detail  string `json:"detail,omitempty"`
+	// Path is where inside a structured attribute value the change is
+	// (featurize.max_features), when the value is compared path by path.
+	Path   string `json:"path,omitempty"`
+	Old    string `json:"old,omitempty"`
+	New    string `json:"new,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 func (r Reason) String() string {
@@ -54,7 +57,20 @@ func (r Reason) String() string {
 	case "new":
 		return "never built"
 	case "attribute":
+		if r.Path != "" {
+			return "attribute " + r.Subject + " changed: " + r.Path + ": " + r.Old + " → " + r.New
+		}
 		return "attribute " + r.Subject + " changed: " + r.Old + " → " + r.New
+	case "file_read":
+		switch {
+		case r.Old == "":
+			return "now reads file " + r.Subject
+		case r.New == "":
+			return "no longer reads file " + r.Subject
+		}
+		return "file " + r.Subject + ", read by the configuration, changed: " + r.Old + " → " + r.New
+	case "pin":
+		return "pin " + r.Subject + " in kiln.lock.hcl changed: " + r.Old + " → " + r.New
 	case "input":
 		return "input " + r.Subject + " changed: " + r.Old + " → " + r.New
 	case "input_added":

@@ -22,12 +22,12 @@ func SplitKeyLine(l string) (label, subject, value string) {
 		}
 	}
 	switch label {
-	case "attr", "input", "file", "dep", "fact", "env", "kind":
+	case "attr", "input", "file", "dep", "fact", "env", "kind", "read", "pin":
 		subject, value, _ = strings.Cut(rest, " ")
 	default:
 		value = rest
 	}
-	if label == "input" || label == "file" {
+	if label == "input" || label == "file" || label == "read" {
 		subject = UnescapeSubject(subject)
 	}
 	return label, subject, value
@@ -75,6 +75,12 @@ func DiffKeyLines(old, cur []string) []Reason {
 		if ok && was == value {
 			continue
 		}
+		if label == "attr" && ok {
+			if rs := structuredReasons(subject, was, value); rs != nil {
+				reasons = append(reasons, rs...)
+				continue
+			}
+		}
 		reasons = append(reasons, lineReason(label, subject, was, value, ok))
 	}
 	for _, id := range order {
@@ -90,6 +96,10 @@ func DiffKeyLines(old, cur []string) []Reason {
 			r = Reason{Kind: "upstream_removed", Subject: subject}
 		case "attr":
 			r = Reason{Kind: "attribute", Subject: subject, Old: Clip(before[id]), New: "(unset)"}
+		case "read":
+			r = Reason{Kind: "file_read", Subject: subject, Old: short(before[id])}
+		case "pin":
+			r = Reason{Kind: "pin", Subject: subject, Old: before[id], New: "(none)"}
 		}
 		reasons = append(reasons, r)
 	}
@@ -118,6 +128,16 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 		return Reason{Kind: "fact", Subject: subject, Old: old, New: cur}
 	case "env":
 		return Reason{Kind: "env", Subject: subject}
+	case "read":
+		if !existed {
+			return Reason{Kind: "file_read", Subject: subject, New: short(cur)}
+		}
+		return Reason{Kind: "file_read", Subject: subject, Old: short(old), New: short(cur)}
+	case "pin":
+		if !existed {
+			old = "(none)"
+		}
+		return Reason{Kind: "pin", Subject: subject, Old: old, New: cur}
 	case "kind":
 		return Reason{Kind: "kind", Subject: subject, Old: old, New: cur}
 	case "format":

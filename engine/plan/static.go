@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
@@ -9,12 +12,17 @@ import (
 
 // StaticLines are the key lines of a node that do not depend on what other
 // nodes produce: its kind, attributes, input and key-file digests and the
-// environment variables it reads, plus one "dep ADDR" line per upstream
-// node without a digest. Comparing them between two versions of a pipeline
-// tells which nodes a change touches directly, without running anything.
-// Attributes that are only known after an upstream node runs are written as
-// "(known after apply)".
-func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *hash.StatCache) ([]string, hcl.Diagnostics) {
+// environment variables it reads, one dep line per upstream node (its
+// digest "(known after apply)"), and two kinds of lines only static lines
+// have, for what the key holds through the configuration: "pin NAME VALUE"
+// for each pin of kiln.lock.hcl that applies to the node, and "read PATH
+// SEEN" for each file its expressions read (file, yamldecode(file(...)),
+// templatefile, filesha256: the content digest; fileexists: exists=BOOL).
+// Comparing them between two versions of a pipeline tells which nodes a
+// change touches directly, without running anything. Attributes that are
+// only known after an upstream node runs are written as "(known after
+// apply)".
+func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *hash.StatCache, pins map[string]string) ([]string, hcl.Diagnostics) {
 	ev, diags := p.Evaluate(n, vals, SelfOutPlaceholder)
 	if diags.HasErrors() {
 		return nil, diags
@@ -53,6 +61,27 @@ func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *h
 	key, _, err := keyLines(in)
 	if err != nil {
 		return nil, hcl.Diagnostics{nodeError(n, "Cannot encode "+n.Addr.String(), err.Error())}
+	}
+	if pk, ok := k.(kind.Pinner); ok && len(pins) > 0 && ev.Config.IsWhollyKnown() {
+		pinned, err := pk.Pin(node, pins)
+		if err != nil {
+			return nil, hcl.Diagnostics{nodeError(n, "Invalid pin in kiln.lock.hcl for "+n.Addr.String(), err.Error())}
+		}
+		if !pinned.RawEquals(ev.Config) {
+			for _, name := range slices.Sorted(maps.Keys(pins)) {
+				key.Add("pin", name+" "+pins[name])
+			}
+		}
+	}
+	for _, r := range ev.FilesRead {
+		if within(p.StateDir, r.Path) {
+			continue // an upstream's output: its digest is in the key
+		}
+		seen := r.Seen
+		if r.What == config.ReadExists {
+			seen = "exists=" + seen
+		}
+		key.Add("read", EscapeSubject(relTo(p.Root, r.Path))+" "+seen)
 	}
 	return key.Lines(), nil
 }

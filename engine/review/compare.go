@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
 )
@@ -187,24 +188,38 @@ func workingStatCache(abs string) *hash.StatCache {
 // diffSides classifies the nodes of two versions.
 func diffSides(old, cur *side) *Report {
 	r := &Report{Old: old.rev, New: cur.rev, Changed: []Changed{}, Added: []Node{}, Removed: []Node{},
-		Invalidated: []Invalidated{}, Unresolved: []Unresolved{}}
+		Renamed: []Renamed{}, Invalidated: []Invalidated{}, Unresolved: []Unresolved{}, Resources: []ResourceChange{}}
+	renames := findRenames(old, cur)
+	renamedFrom := map[addr.Node]addr.Node{}
+	for from, to := range renames {
+		renamedFrom[to] = from
+	}
 	rerun := make([]bool, len(cur.dag.Nodes))
 	var roots []int
 	for _, v := range cur.dag.Graph.Order() {
 		n := cur.dag.Nodes[v]
 		node := Node{Address: n.Addr.String(), Kind: n.Block.Kind.Name()}
-		if old.pipeline.Node(n.Addr) == nil {
+		was := n.Addr
+		if from, ok := renamedFrom[n.Addr]; ok {
+			was = from
+			r.Renamed = append(r.Renamed, Renamed{From: from.String(), To: n.Addr.String(), Kind: node.Kind})
+		}
+		oldNode := old.pipeline.Node(was)
+		if oldNode == nil {
 			r.Added = append(r.Added, node)
 			rerun[v] = true
 			roots = append(roots, v)
 			continue
 		}
-		oldLines, okOld := old.lines[n.Addr]
+		if rc, ok := resourceChange(n.Addr.String(), oldNode.Meta.Resources, n.Meta.Resources); ok {
+			r.Resources = append(r.Resources, rc)
+		}
+		oldLines, okOld := old.lines[was]
 		newLines, okNew := cur.lines[n.Addr]
 		if !okOld || !okNew {
 			continue
 		}
-		if reasons := keyChanges(oldLines, newLines); len(reasons) > 0 {
+		if reasons := keyChanges(renameNotes(oldLines, renames), newLines); len(reasons) > 0 {
 			c := Changed{Node: node}
 			for _, reason := range reasons {
 				c.Changes = append(c.Changes, reasonJSON(reason))
@@ -230,10 +245,11 @@ func diffSides(old, cur *side) *Report {
 	}
 	for _, v := range old.dag.Graph.Order() {
 		n := old.dag.Nodes[v]
-		if cur.pipeline.Node(n.Addr) == nil {
+		if _, renamed := renames[n.Addr]; cur.pipeline.Node(n.Addr) == nil && !renamed {
 			r.Removed = append(r.Removed, Node{Address: n.Addr.String(), Kind: n.Block.Kind.Name()})
 		}
 	}
+	r.KeyFiles = keyFiles(old, cur, renames)
 	r.Variables = variableChanges(old.pipeline, cur.pipeline)
 	maskSensitive(r, old.pipeline, cur.pipeline)
 	r.Unresolved = append(r.Unresolved, unresolved(old, cur)...)
@@ -242,7 +258,7 @@ func diffSides(old, cur *side) *Report {
 		return strings.Compare(a.Address+" "+a.Revision, b.Address+" "+b.Revision)
 	})
 	r.Summary = Summary{Changed: len(r.Changed), Invalidated: len(r.Invalidated), Added: len(r.Added),
-		Removed: len(r.Removed), Unresolved: len(r.Unresolved)}
+		Removed: len(r.Removed), Renamed: len(r.Renamed), Resources: len(r.Resources), Unresolved: len(r.Unresolved)}
 	r.Summary.Rerun = r.Summary.Changed + r.Summary.Invalidated + r.Summary.Added
 	return r
 }

@@ -18,7 +18,7 @@ func WriteMarkdown(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "### kiln diff: %s\n\n", strings.Join(files, ", "))
 	fmt.Fprintf(w, "%s → %s\n\n", mdRevision(r.Old), mdRevision(r.New))
 	if !r.HasChanges() {
-		fmt.Fprintln(w, "No changes: every node has the same configuration, inputs and dependencies at both revisions.")
+		fmt.Fprintln(w, "No changes: every node has the same configuration, lock pins, files and dependencies at both revisions.")
 		writeUnresolvedMarkdown(w, r)
 		return
 	}
@@ -47,6 +47,18 @@ func WriteMarkdown(w io.Writer, r *Report) {
 	}
 	mdList(w, "Added", r.Added)
 	mdList(w, "Removed", r.Removed)
+	if len(r.Renamed) > 0 {
+		fmt.Fprint(w, "\n#### Renamed (nothing reruns)\n\n")
+		for _, n := range r.Renamed {
+			fmt.Fprintf(w, "- %s → %s\n", mdCode(n.From), mdCode(n.To))
+		}
+	}
+	if len(r.Resources) > 0 {
+		fmt.Fprint(w, "\n#### Resources (a cost change, not a rebuild)\n\n| node | old | new |\n|---|---|---|\n")
+		for _, rc := range r.Resources {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCode(rc.Address), mdCode(resourceText(rc.Old)), mdCode(resourceText(rc.New)))
+		}
+	}
 	if len(r.Invalidated) > 0 {
 		fmt.Fprint(w, "\n#### Invalidated downstream\n\n")
 		for _, n := range r.Invalidated {

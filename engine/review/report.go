@@ -22,13 +22,20 @@ type Report struct {
 	Summary       Summary  `json:"summary"`
 	// Variables are the pipeline variables whose values differ, by name:
 	// they explain attribute changes of the nodes that use them.
-	Variables   []VariableChange `json:"variables"`
-	Changed     []Changed        `json:"changed"`     // new-side dependency order
-	Added       []Node           `json:"added"`       // new-side dependency order
-	Removed     []Node           `json:"removed"`     // old-side dependency order
-	Invalidated []Invalidated    `json:"invalidated"` // new-side dependency order
-	Unresolved  []Unresolved     `json:"unresolved"`  // by address
-	Cost        Cost             `json:"cost"`
+	Variables []VariableChange `json:"variables"`
+	Changed   []Changed        `json:"changed"` // new-side dependency order
+	Added     []Node           `json:"added"`   // new-side dependency order
+	Removed   []Node           `json:"removed"` // old-side dependency order
+	Renamed   []Renamed        `json:"renamed"` // new-side dependency order
+	// Resources are nodes whose resources changed: a cost change, not a
+	// rebuild (resources do not enter keys).
+	Resources []ResourceChange `json:"resources"`
+	// KeyFiles are every file that enters a key at either version: inputs,
+	// key files (patches, requirements) and files the configuration reads.
+	KeyFiles    []KeyFile     `json:"key_files"`
+	Invalidated []Invalidated `json:"invalidated"` // new-side dependency order
+	Unresolved  []Unresolved  `json:"unresolved"`  // by address
+	Cost        Cost          `json:"cost"`
 	// Graph is a Mermaid flowchart of the nodes that would rerun and the
 	// edges between them, coloured by why they rerun.
 	Graph string `json:"mermaid"`
@@ -67,6 +74,8 @@ type Summary struct {
 	Invalidated int `json:"invalidated"`
 	Added       int `json:"added"`
 	Removed     int `json:"removed"`
+	Renamed     int `json:"renamed"`
+	Resources   int `json:"resources"` // nodes whose resources changed
 	Unresolved  int `json:"unresolved"`
 	Rerun       int `json:"rerun"` // changed + invalidated + added
 }
@@ -130,5 +139,5 @@ type NodeCost struct {
 // HasChanges reports whether anything would rerun or leave the pipeline.
 func (r *Report) HasChanges() bool {
 	s := r.Summary
-	return s.Changed+s.Invalidated+s.Added+s.Removed > 0
+	return s.Changed+s.Invalidated+s.Added+s.Removed+s.Renamed+s.Resources > 0
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -20,6 +21,7 @@ type side struct {
 	path     string // the pipeline file or folder loaded, absolute
 	pipeline *config.Pipeline
 	dag      *plan.DAG
+	pins     map[string]map[string]string  // kiln.lock.hcl's pins at this version
 	lines    map[addr.Node][]string        // static key lines per node
 	failed   map[addr.Node]hcl.Diagnostics // nodes whose lines could not be made
 	rename   func(string) string           // paths of a materialised tree to "REV:path"
@@ -55,8 +57,13 @@ func loadSide(rev Revision, path string, o *Options, stat *hash.StatCache, renam
 			if rename == nil {
 				s.rename = func(s string) string { return s }
 			}
-			s.keyNodes(stat)
-			return s, nil
+			lock, _, d := lockfile.Load(lockfile.Path(p.Root))
+			diags = append(diags, d...)
+			if !diags.HasErrors() {
+				s.pins = lock.Pins
+				s.keyNodes(stat)
+				return s, nil
+			}
 		}
 	}
 	e := &LoadError{Revision: rev, Diags: diags}
@@ -78,8 +85,8 @@ func (s *side) keyNodes(stat *hash.StatCache) {
 	vals := plan.NewValues()
 	for _, v := range s.dag.Graph.Order() {
 		n := s.dag.Nodes[v]
-		vals.Set(n.Addr, staticValue(p, n, vals))
-		lines, diags := plan.StaticLines(p, n, vals, stat)
+		vals.Set(n.Addr, staticValue(p, n, vals, s.pins[n.Addr.String()]))
+		lines, diags := plan.StaticLines(p, n, vals, stat, s.pins[n.Addr.String()])
 		if diags.HasErrors() {
 			s.failed[n.Addr] = diags
 			continue
@@ -89,14 +96,20 @@ func (s *side) keyNodes(stat *hash.StatCache) {
 }
 
 // staticValue is what n exports before it runs: its stable output path, an
-// unknown digest and its kind's exports (a git_repo's pinned commit).
-func staticValue(p *config.Pipeline, n *config.Node, vals config.Values) cty.Value {
+// unknown digest and its kind's exports (a git_repo's pinned commit), with
+// the lock's pins applied.
+func staticValue(p *config.Pipeline, n *config.Node, vals config.Values, pins map[string]string) cty.Value {
 	attrs := map[string]cty.Value{
 		"out":    cty.StringVal(p.OutPath(n.Addr)),
 		"digest": cty.UnknownVal(cty.String),
 	}
 	if ev, diags := p.Evaluate(n, vals, plan.SelfOutPlaceholder); !diags.HasErrors() {
 		kn := &kind.Node{Addr: n.Addr, Config: ev.Config, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir}
+		if pk, ok := n.Block.Kind.(kind.Pinner); ok && len(pins) > 0 && ev.Config.IsWhollyKnown() {
+			if pinned, err := pk.Pin(kn, pins); err == nil {
+				kn.Config = pinned
+			}
+		}
 		for k, v := range n.Block.Kind.Exports(kn) {
 			attrs[k] = v
 		}

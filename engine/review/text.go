@@ -15,8 +15,9 @@ func WriteText(w io.Writer, r *Report, colour bool) {
 	p := painter(colour)
 	fmt.Fprintf(w, "kiln diff %s: %s → %s\n\n", strings.Join(r.Files, ", "), r.Old.Label(), r.New.Label())
 	if !r.HasChanges() {
-		fmt.Fprintln(w, "No changes: every node has the same configuration, inputs and dependencies at both revisions.")
+		fmt.Fprintln(w, "No changes: every node has the same configuration, lock pins, files and dependencies at both revisions.")
 		writeUnresolvedText(w, r, p)
+		writeKeyFilesText(w, r)
 		return
 	}
 	for _, v := range r.Variables {
@@ -37,12 +38,45 @@ func WriteText(w io.Writer, r *Report, colour bool) {
 	for _, n := range r.Removed {
 		fmt.Fprintf(w, "%s %s (removed)\n", p(color.FgRed, "-"), p(color.FgRed, n.Address))
 	}
+	for _, n := range r.Renamed {
+		fmt.Fprintf(w, "%s %s → %s (renamed)\n    keys hold no names: the result follows the node\n", p(color.FgBlue, ">"), n.From, p(color.FgBlue, n.To))
+	}
+	for _, rc := range r.Resources {
+		fmt.Fprintf(w, "%s %s: %s\n", p(color.FgMagenta, "$"), rc.Address, rc.Message)
+	}
 	for _, n := range r.Invalidated {
 		fmt.Fprintf(w, "%s %s (invalidated)\n    %s\n", p(color.FgCyan, "?"), p(color.FgCyan, n.Address), becauseText(n.Because))
 	}
 	writeUnresolvedText(w, r, p)
 	fmt.Fprintf(w, "\n%s\n", summaryLine(r))
 	writeCostText(w, r)
+	writeKeyFilesText(w, r)
+}
+
+// writeKeyFilesText lists the files that enter keys, the changed ones
+// first, so a reviewer sees what the comparison covered.
+func writeKeyFilesText(w io.Writer, r *Report) {
+	if len(r.KeyFiles) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nFiles that enter keys (%d), compared by content:\n", len(r.KeyFiles))
+	for _, changed := range []bool{true, false} {
+		for _, f := range r.KeyFiles {
+			if f.Changed() != changed {
+				continue
+			}
+			state := "unchanged"
+			switch {
+			case f.Old == "":
+				state = "new"
+			case f.New == "":
+				state = "no longer used"
+			case changed:
+				state = "changed: " + f.Old + " → " + f.New
+			}
+			fmt.Fprintf(w, "  %s (%s; %s) %s\n", f.Path, f.How, state, strings.Join(f.Nodes, ", "))
+		}
+	}
 }
 
 func writeUnresolvedText(w io.Writer, r *Report, p func(color.Attribute, string) string) {
@@ -90,6 +124,12 @@ func summaryLine(r *Report) string {
 	}
 	if s.Removed > 0 {
 		line += fmt.Sprintf("; %d removed", s.Removed)
+	}
+	if s.Renamed > 0 {
+		line += fmt.Sprintf("; %d renamed", s.Renamed)
+	}
+	if s.Resources > 0 {
+		line += fmt.Sprintf("; %d with new resources", s.Resources)
 	}
 	if s.Unresolved > 0 {
 		line += fmt.Sprintf("; %d not compared", s.Unresolved)
