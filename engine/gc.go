@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,6 +30,18 @@ type GCReport struct {
 	Removed []GCEntry
 	Freed   int64
 	Kept    int
+	// KeptEntries says why each complete entry was kept.
+	KeptEntries []GCKept
+	// Links are the stable links removed (or that would be) because their
+	// entry is gone or was removed (a forgotten node's link, after gc).
+	Links []string
+}
+
+// GCKept is an entry gc kept, and why.
+type GCKept struct {
+	Key  string
+	Addr string
+	Why  string // "in use by ADDR", or "too young: created ... ago"
 }
 
 // GC removes store entries that no recorded node points at, and incomplete
@@ -44,9 +58,13 @@ func GC(dir string, o GCOptions) (*GCReport, error) {
 		return nil, err
 	}
 	inUse := map[string]bool{}
-	for _, r := range s.Records {
+	user := map[string]string{}
+	for _, r := range s.Sorted() {
 		if r.Entry != "" {
 			inUse[r.Entry] = true
+			if user[r.Entry] == "" {
+				user[r.Entry] = r.Addr
+			}
 		}
 		if r.Failure != nil && r.Failure.Key != "" {
 			inUse[r.Failure.Key] = true // a resumable run may continue there
@@ -69,8 +87,15 @@ func GC(dir string, o GCOptions) (*GCReport, error) {
 		return store.Remove(key)
 	}
 	for _, e := range entries {
-		if inUse[e.Key] || (o.OlderThan > 0 && e.Created.After(cutoff)) {
+		switch {
+		case inUse[e.Key]:
 			rep.Kept++
+			rep.KeptEntries = append(rep.KeptEntries, GCKept{Key: e.Key, Addr: e.Addr, Why: "in use by " + user[e.Key]})
+			continue
+		case o.OlderThan > 0 && e.Created.After(cutoff):
+			rep.Kept++
+			rep.KeptEntries = append(rep.KeptEntries, GCKept{Key: e.Key, Addr: e.Addr,
+				Why: fmt.Sprintf("too young: created %s ago, -older-than %s", time.Since(e.Created).Round(time.Second), o.OlderThan)})
 			continue
 		}
 		if err := remove(e.Key, e.Addr); err != nil {
@@ -88,6 +113,9 @@ func GC(dir string, o GCOptions) (*GCReport, error) {
 		if err := remove(key, "(incomplete)"); err != nil {
 			return rep, err
 		}
+	}
+	if err := gcLinks(dir, store, rep, o.DryRun); err != nil {
+		return rep, err
 	}
 	if !o.DryRun {
 		cachePath := filepath.Join(dir, "cache", "stat")
@@ -109,4 +137,38 @@ func duSize(root string) int64 {
 		return nil
 	})
 	return n
+}
+
+// gcLinks removes the stable links left dangling: their entry is gone, or
+// goes in this collection (a forgotten node keeps its link until then).
+func gcLinks(dir string, store *state.Store, rep *GCReport, dryRun bool) error {
+	removed := map[string]bool{}
+	for _, e := range rep.Removed {
+		removed[e.Key] = true
+	}
+	names, err := os.ReadDir(filepath.Join(dir, "out"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range names {
+		name := e.Name()
+		key, linked := store.Linked(name)
+		_, complete := store.Meta(key)
+		if linked && complete && !removed[key] {
+			continue
+		}
+		if e.Type()&fs.ModeSymlink == 0 {
+			continue // not a link kiln made
+		}
+		rep.Links = append(rep.Links, filepath.Join(filepath.Base(dir), "out", name))
+		if !dryRun {
+			if err := store.Unlink(name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

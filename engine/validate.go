@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
@@ -33,21 +34,31 @@ func (w *Workspace) Validate() hcl.Diagnostics {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
 				Detail: fmt.Sprintf("%s: %v.", n.Addr, err), Subject: n.AttrRange(attr).Ptr()})
 		}
-		if _, err := plan.ResolveInputs(p.Root, staticInputs(p.StateDir, ev.Inputs)); err != nil {
+		if _, err := plan.ResolveInputs(p.Root, staticInputs(p.StateDir, n, ev.Inputs)); err != nil {
 			problem("Missing input", "inputs", err)
 		}
 		if err := w.checkOutputs(ev.Config); err != nil {
 			problem("Invalid output", "outputs", err)
 		}
+		if c, ok := n.Block.Kind.(kind.Checker); ok && ev.Config.IsWhollyKnown() {
+			kn := &kind.Node{Addr: n.Addr, Config: ev.Config, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir}
+			if err := c.Check(kn); err != nil {
+				diags = append(diags, nodeConfigError(n, err))
+			}
+		}
 	}
 	return diags
 }
 
-// staticInputs drops input patterns inside the state folder: an upstream
-// node's output only exists once that node has run.
-func staticInputs(stateDir string, patterns []string) []string {
+// staticInputs drops input patterns inside the state folder, and those
+// another node writes in place: an upstream node's output only exists once
+// that node has run.
+func staticInputs(stateDir string, n *config.Node, patterns []string) []string {
 	var out []string
 	for _, s := range patterns {
+		if _, produced := n.InputsFrom[s]; produced {
+			continue
+		}
 		if !strings.HasPrefix(s, stateDir+"/") && !strings.HasPrefix(s, plan.SelfOutPlaceholder) {
 			out = append(out, s)
 		}
@@ -91,4 +102,10 @@ func (w *Workspace) EdgeCount() int {
 		n += len(w.DAG.Graph.Deps(v))
 	}
 	return n
+}
+
+// nodeConfigError is a configuration a kind refuses, at the node's block.
+func nodeConfigError(n *config.Node, err error) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid configuration of " + n.Addr.String(),
+		Detail: err.Error() + ".", Subject: n.DeclRange.Ptr()}
 }

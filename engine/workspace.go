@@ -107,7 +107,7 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 			return w, diags, fmt.Errorf("-replace %s: no such node in the pipeline", r)
 		}
 	}
-	w.Decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.State, Store: w.Store, Stat: w.Stat, Records: w.Records, Replace: replace, Pins: w.Lock.Pins, MovedFrom: movedFrom(moves)}
+	w.Decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.State, Store: w.Store, Stat: w.Stat, Records: w.Records, Replace: replace, Pins: w.Lock.Pins, MovedFrom: movedFrom(moves), Targeted: len(o.Targets) > 0}
 	return w, diags, nil
 }
 

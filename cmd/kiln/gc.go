@@ -51,6 +51,12 @@ func runGC(c *cli, args []string) int {
 	for _, e := range rep.Removed {
 		fmt.Fprintf(c.stdout, "%s %s (%s, %s)\n", verb, shortHex(e.Key), e.Addr, render.SizeText(e.Size))
 	}
+	for _, l := range rep.Links {
+		fmt.Fprintf(c.stdout, "%s link %s (its entry is gone)\n", verb, l)
+	}
+	for _, e := range rep.KeptEntries {
+		fmt.Fprintf(c.stdout, "kept %s (%s): %s\n", shortHex(e.Key), e.Addr, e.Why)
+	}
 	entries := "entries"
 	if len(rep.Removed) == 1 {
 		entries = "entry"

@@ -334,3 +334,24 @@ func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 	}
 	return out
 }
+
+// StaticStrings evaluates one list-of-strings argument of n — a
+// meta-argument (inputs) or one of its kind's (outputs) — with what is
+// known when the pipeline loads. ok is false when n does not set it or its
+// value is not known before anything runs.
+func (p *Pipeline) StaticStrings(n *Node, name string) (list []string, ok bool) {
+	a, found := n.Block.meta[name]
+	if !found {
+		content, _, _ := n.Block.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: name}}})
+		if content == nil || content.Attributes[name] == nil {
+			return nil, false
+		}
+		a = content.Attributes[name]
+	}
+	ctx, diags := p.evalContext(n, staticValues{p}, p.OutPath(n.Addr), newReads())
+	if diags.HasErrors() {
+		return nil, false
+	}
+	list, diags = stringList(a, ctx)
+	return list, !diags.HasErrors()
+}

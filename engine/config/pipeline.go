@@ -111,13 +111,17 @@ func (b *Block) Addr() addr.Node { return addr.Node{Kind: b.Kind.Name(), Name: b
 
 // Node is one instance of a node block.
 type Node struct {
-	Addr      addr.Node
-	Block     *Block
-	Each      *EachValue // for_each instances
-	CountIdx  int        // count instances; -1 otherwise
-	Deps      []addr.Node
-	Meta      Meta
-	DeclRange hcl.Range
+	Addr     addr.Node
+	Block    *Block
+	Each     *EachValue // for_each instances
+	CountIdx int        // count instances; -1 otherwise
+	Deps     []addr.Node
+	// InputsFrom maps an input pattern to the node that writes it in place
+	// (its outputs): that node is a dependency, and the input is hashed only
+	// once it ran.
+	InputsFrom map[string]addr.Node
+	Meta       Meta
+	DeclRange  hcl.Range
 }
 
 // EachValue is the each.key / each.value of a for_each instance.

@@ -95,3 +95,11 @@ type Portable interface {
 type Shareable interface {
 	Shareable() bool
 }
+
+// Checker is implemented by kinds that can tell from the configuration
+// alone that a build would fail (a git_repo commit that is not a full SHA,
+// a commit given with a ref): validate and plan report it before anything
+// runs. n.Config is wholly known when Check is called.
+type Checker interface {
+	Check(n *Node) error
+}

@@ -42,6 +42,9 @@ type Decider struct {
 	// one they come from, while the move is only made in memory (a plan):
 	// the stable link is still under the old address.
 	MovedFrom map[addr.Node]addr.Node
+	// Targeted is set for -target: the plan covers part of the pipeline and
+	// forgets nothing.
+	Targeted bool
 }
 
 // Decision is what one node needs, and everything learned deciding it.
@@ -84,6 +87,12 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	}
 	dec.Config = ev
 	dec.KindNode = &kind.Node{Addr: n.Addr, Config: ev.Config, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir}
+	if c, ok := k.(kind.Checker); ok && ev.Config.IsWhollyKnown() {
+		if err := c.Check(dec.KindNode); err != nil {
+			dec.Diags = append(dec.Diags, nodeError(n, "Invalid configuration of "+n.Addr.String(), err.Error()+"."))
+			return dec
+		}
+	}
 	var prev *kind.Record
 	if dec.Record.Good() {
 		prev = d.Records.KindRecord(dec.Record)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -45,7 +46,34 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 		}
 		in.deps = append(in.deps, u)
 	}
-	files, err := ResolveInputs(p.Root, dec.Config.Inputs)
+	patterns := dec.Config.Inputs
+	if len(n.InputsFrom) > 0 && len(pending) > 0 {
+		// An input another node writes in place is hashed only once that
+		// node ran: until then its digest stands for it.
+		// As for a waiting upstream, the input is assumed to be as the
+		// node was last built with, and its lines are marked waiting.
+		patterns = nil
+		for _, pat := range dec.Config.Inputs {
+			by, ok := n.InputsFrom[pat]
+			if !ok || !slices.Contains(pending, by) {
+				patterns = append(patterns, pat)
+				continue
+			}
+			if dec.Record == nil {
+				continue
+			}
+			for _, l := range dec.Record.KeyLines {
+				if label, subject, value := SplitKeyLine(l); label == "input" && produces(p.Root, pat, absUnder(p.Root, subject)) {
+					in.inputs = append(in.inputs, [2]string{subject, value})
+					if in.waitingInputs == nil {
+						in.waitingInputs = map[string]string{}
+					}
+					in.waitingInputs[subject] = by.String()
+				}
+			}
+		}
+	}
+	files, err := ResolveInputs(p.Root, patterns)
 	if err != nil {
 		return in, nil, err
 	}
@@ -56,6 +84,7 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 		}
 		in.inputs = append(in.inputs, [2]string{relTo(p.Root, f), dg})
 	}
+	sort.Slice(in.inputs, func(i, j int) bool { return in.inputs[i][0] < in.inputs[j][0] })
 	if kf, ok := dec.Kind.(kind.KeyFiles); ok && dec.Config.Config.IsWhollyKnown() {
 		for _, f := range kf.KeyFiles(dec.KindNode) {
 			abs := f

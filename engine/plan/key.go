@@ -24,6 +24,9 @@ type keyInputs struct {
 	facts   [][2]string       // probe key lines
 	env     map[string]string // env() reads
 	paths   pathNormaliser
+	// waitingInputs are inputs another node writes in place and that wait
+	// on it (path → its address), their recorded digests assumed.
+	waitingInputs map[string]string
 	// unknownOK writes attributes not known yet as "(known after apply)"
 	// instead of failing, for keys that are only compared, never used.
 	unknownOK bool
@@ -62,7 +65,11 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 		}
 		lines = append(lines, line{"attr", n + " " + s})
 	}
+	waitingLine := map[int]string{}
 	for _, l := range in.inputs {
+		if by, ok := in.waitingInputs[l[0]]; ok {
+			waitingLine[len(lines)] = by
+		}
 		lines = append(lines, line{"input", EscapeSubject(in.paths.normalise(l[0])) + " " + l[1]})
 	}
 	for _, l := range in.files {
@@ -77,6 +84,9 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 		k.Add(l.label, values[i])
 		if strings.HasSuffix(values[i], " "+unknownValue) {
 			waiting[k.Len()-1] = "an upstream"
+		}
+		if by, ok := waitingLine[i]; ok {
+			waiting[k.Len()-1] = by
 		}
 	}
 	for i, u := range deps {

@@ -59,6 +59,11 @@ func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.
 		vals.Set(n.Addr, d.ValueAfter(dec))
 		pl.Changes = append(pl.Changes, dec)
 	}
+	if d.Targeted {
+		// A targeted apply forgets nothing, so a targeted plan offers to
+		// forget nothing either.
+		return pl, diags
+	}
 	for _, r := range d.State.Sorted() {
 		a, err := addr.Parse(r.Addr)
 		if err != nil || d.Pipeline.Node(a) == nil {

@@ -36,6 +36,13 @@ func (r *Repo) Name() string { return "git_repo" }
 // Version enters every key of a git_repo node.
 func (r *Repo) Version() string { return "1" }
 
+// Check reports a configuration the build would refuse: an abbreviated
+// commit, a commit with a ref, neither, a ref that is not a name.
+func (r *Repo) Check(n *kind.Node) error {
+	_, err := decodeConfig(n.Config)
+	return err
+}
+
 // Spec is the schema of a git_repo block.
 func (r *Repo) Spec() hcldec.ObjectSpec {
 	falseByDefault := func(name string) hcldec.Spec {
