@@ -234,3 +234,37 @@ func TestTornAndDamagedJournal(t *testing.T) {
 		t.Errorf("no runs: %v", err)
 	}
 }
+
+// TestInstanceAddresses: the metrics of for_each and count instances reach
+// their own files.
+func TestInstanceAddresses(t *testing.T) {
+	dir := t.TempDir()
+	spec, _ := metrics.NewSpec("verl", nil, "", nil)
+	hdr := Run{Root: dir, Nodes: []*Node{{Addr: `exec.sweep["lr-3"]`, Kind: "exec"}, {Addr: "exec.shard[2]", Kind: "exec"}}}
+	rec, err := Begin(Options{StateDir: dir, Run: hdr, Specs: map[int]*metrics.Spec{0: spec, 1: spec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweep := addr.Node{Kind: "exec", Name: "sweep", Key: addr.StringKey("lr-3")}
+	shard := addr.Node{Kind: "exec", Name: "shard", Key: addr.IntKey(2)}
+	rec.Output(sweep, "step:1 - loss:0.5")
+	rec.Output(shard, "step:7 - loss:0.25")
+	rec.Finished(run.NodeResult{Addr: sweep, Outcome: run.Built})
+	rec.Finished(run.NodeResult{Addr: shard, Outcome: run.Built})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{1, 7} {
+		s, err := r.Metrics(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pts := s.Points["loss"]; len(pts) != 1 || pts[0].Step != want || r.Nodes[i].Outcome != "built" {
+			t.Errorf("%s: points %v, outcome %q", r.Nodes[i].Addr, pts, r.Nodes[i].Outcome)
+		}
+	}
+}

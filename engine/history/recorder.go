@@ -36,8 +36,8 @@ type Recorder struct {
 	dir   string
 	root  string
 	now   func() time.Time
-	index map[string]int // by address; read-only after Begin
-	nodes []*nodeMetrics // by index; nil for nodes without metrics
+	index map[addr.Node]int // read-only after Begin
+	nodes []*nodeMetrics    // by index; nil for nodes without metrics
 
 	mu      sync.Mutex
 	journal *os.File
@@ -105,9 +105,11 @@ func Begin(o Options) (*Recorder, error) {
 	}
 	hdr := o.Run
 	hdr.ID, hdr.Started = id, now().UTC()
-	r := &Recorder{dir: dir, root: hdr.Root, now: now, index: map[string]int{}, nodes: make([]*nodeMetrics, len(hdr.Nodes)), journal: f}
+	r := &Recorder{dir: dir, root: hdr.Root, now: now, index: map[addr.Node]int{}, nodes: make([]*nodeMetrics, len(hdr.Nodes)), journal: f}
 	for i, n := range hdr.Nodes {
-		r.index[n.Addr] = i
+		if a, err := addr.Parse(n.Addr); err == nil {
+			r.index[a] = i
+		}
 		if spec := o.Specs[i]; spec != nil {
 			n.Metrics = true
 			r.nodes[i] = r.newNodeMetrics(n.Addr, spec)
@@ -158,7 +160,7 @@ func (r *Recorder) record(e entry) {
 
 // Running records that a node's command started.
 func (r *Recorder) Running(a addr.Node, action plan.Action, reasons []plan.Reason) {
-	i, ok := r.index[a.String()]
+	i, ok := r.index[a]
 	if !ok {
 		return
 	}
@@ -167,7 +169,7 @@ func (r *Recorder) Running(a addr.Node, action plan.Action, reasons []plan.Reaso
 
 // Output reads metrics from a line of a running node's log.
 func (r *Recorder) Output(a addr.Node, line string) {
-	i, ok := r.index[a.String()]
+	i, ok := r.index[a]
 	if !ok || r.nodes[i] == nil {
 		return
 	}
@@ -176,7 +178,7 @@ func (r *Recorder) Output(a addr.Node, line string) {
 
 // Finished records how a node ended.
 func (r *Recorder) Finished(res run.NodeResult) {
-	i, ok := r.index[res.Addr.String()]
+	i, ok := r.index[res.Addr]
 	if !ok {
 		return
 	}
