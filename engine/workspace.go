@@ -262,7 +262,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	}}
 	res, applyErr := a.Apply(ctx)
 	if rec != nil {
-		w.RunID, w.RecordErr = rec.ID(), rec.Close()
+		w.RunID, w.RecordErr = rec.ID(), rec.Close(ctx.Err() != nil)
 	}
 	w.applied = a.Values()
 	if applyErr == nil && len(w.opts.Targets) == 0 && res != nil && !res.Failed() {

@@ -82,7 +82,7 @@ func TestRecordAndLoad(t *testing.T) {
 	rec.Running(mustAddr(t, "exec.eval"), plan.Create, nil)
 	rec.Finished(run.NodeResult{Addr: mustAddr(t, "exec.eval"), Action: plan.Create, Outcome: run.Failed, Err: exitErr{3}, Attempts: 2,
 		Started: at(11), Began: at(11), Ended: at(12)})
-	if err := rec.Close(); err != nil {
+	if err := rec.Close(false); err != nil {
 		t.Fatal(err)
 	}
 
@@ -131,7 +131,7 @@ func TestKeepsTheLastRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := rec.Close(); err != nil {
+		if err := rec.Close(false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -196,7 +196,7 @@ func TestRunningAndInterrupted(t *testing.T) {
 	if r.Status != Interrupted {
 		t.Errorf("status %s after the apply's process let go of the lock, want interrupted", r.Status)
 	}
-	rec.Close()
+	rec.Close(false)
 }
 
 // TestTornAndDamagedJournal: a torn last line is ignored; a damaged line
@@ -208,7 +208,7 @@ func TestTornAndDamagedJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.Running(mustAddr(t, "exec.prep"), plan.Create, nil)
-	rec.Close()
+	rec.Close(false)
 	path := filepath.Join(dir, "runs", "1", journalName)
 	data, _ := os.ReadFile(path)
 	lines := strings.SplitAfter(string(data), "\n")
@@ -251,7 +251,7 @@ func TestInstanceAddresses(t *testing.T) {
 	rec.Output(shard, "step:7 - loss:0.25")
 	rec.Finished(run.NodeResult{Addr: sweep, Outcome: run.Built})
 	rec.Finished(run.NodeResult{Addr: shard, Outcome: run.Built})
-	if err := rec.Close(); err != nil {
+	if err := rec.Close(false); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Load(dir, 0)
@@ -266,5 +266,26 @@ func TestInstanceAddresses(t *testing.T) {
 		if pts := s.Points["loss"]; len(pts) != 1 || pts[0].Step != want || r.Nodes[i].Outcome != "built" {
 			t.Errorf("%s: points %v, outcome %q", r.Nodes[i].Addr, pts, r.Nodes[i].Outcome)
 		}
+	}
+}
+
+// TestInterruptedApply: an apply stopped by a signal records its end as
+// interrupted.
+func TestInterruptedApply(t *testing.T) {
+	dir := t.TempDir()
+	rec, err := Begin(Options{StateDir: dir, Run: header(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Finished(run.NodeResult{Addr: mustAddr(t, "exec.prep"), Outcome: run.Cancelled, Err: errors.New("interrupted")})
+	if err := rec.Close(true); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != Interrupted || r.Ended.IsZero() || r.Nodes[0].Outcome != "cancelled" {
+		t.Errorf("status %s, ended %v, exec.prep %q", r.Status, r.Ended, r.Nodes[0].Outcome)
 	}
 }

@@ -17,6 +17,8 @@ type entry struct {
 	Node   *int      `json:"n,omitempty"`
 	At     time.Time `json:"at,omitzero"`
 	Result *Result   `json:"result,omitempty"`
+	// Interrupted, in an end entry, says the apply was interrupted.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 const (
@@ -60,24 +62,22 @@ func decodeEntry(line []byte) (entry, error) {
 // replay rebuilds a run from its journal's content. An invalid last line
 // is a write torn by a crash (or still in progress) and is ignored; an
 // invalid line before it is an error.
-func replay(path string, data []byte) (*Run, bool, error) {
+func replay(path string, data []byte) (r *Run, ended, interrupted bool, err error) {
 	lines := bytes.Split(data, []byte{'\n'})
 	if len(lines[len(lines)-1]) == 0 {
 		lines = lines[:len(lines)-1]
 	}
-	var r *Run
-	ended := false
 	for i, line := range lines {
 		e, err := decodeEntry(line)
 		if err != nil {
 			if i == len(lines)-1 {
 				break
 			}
-			return nil, false, fmt.Errorf("%s: line %d is damaged (%v); move the run's folder aside", path, i+1, err)
+			return nil, false, false, fmt.Errorf("%s: line %d is damaged (%v); move the run's folder aside", path, i+1, err)
 		}
 		if r == nil {
 			if e.Op != opBegin || e.Run == nil {
-				return nil, false, fmt.Errorf("%s: it does not start with a begin entry; move the run's folder aside", path)
+				return nil, false, false, fmt.Errorf("%s: it does not start with a begin entry; move the run's folder aside", path)
 			}
 			r = e.Run
 			continue
@@ -85,7 +85,7 @@ func replay(path string, data []byte) (*Run, bool, error) {
 		switch e.Op {
 		case opRunning, opFinished:
 			if e.Node == nil || *e.Node < 0 || *e.Node >= len(r.Nodes) {
-				return nil, false, fmt.Errorf("%s: line %d names no node of the run", path, i+1)
+				return nil, false, false, fmt.Errorf("%s: line %d names no node of the run", path, i+1)
 			}
 			n := r.Nodes[*e.Node]
 			if e.Op == opRunning {
@@ -98,11 +98,11 @@ func replay(path string, data []byte) (*Run, bool, error) {
 			}
 		case opEnd:
 			r.Ended = e.At
-			ended = true
+			ended, interrupted = true, e.Interrupted
 		}
 	}
 	if r == nil {
-		return nil, false, fmt.Errorf("%s: empty: the apply stopped before it recorded anything", path)
+		return nil, false, false, fmt.Errorf("%s: empty: the apply stopped before it recorded anything", path)
 	}
-	return r, ended, nil
+	return r, ended, interrupted, nil
 }

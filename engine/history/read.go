@@ -60,14 +60,16 @@ func Load(dir string, id int) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, ended, err := replay(path, data)
+	r, ended, interrupted, err := replay(path, data)
 	if err != nil {
 		return nil, err
 	}
 	r.Dir = runDir
 	switch {
-	case ended:
+	case ended && !interrupted:
 		r.Status = Complete
+	case ended:
+		r.Status = Interrupted
 	case holds(dir, r):
 		r.Status = Running
 	default:

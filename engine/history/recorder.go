@@ -236,9 +236,10 @@ func utc(t time.Time) time.Time {
 	return t.UTC()
 }
 
-// Close records the end of the run, makes the journal durable and closes
-// it, and the metric files of nodes still open (an interrupted apply).
-func (r *Recorder) Close() error {
+// Close records the end of the run — interrupted, when the apply was —,
+// makes the journal durable and closes it, and the metric files of nodes
+// still open.
+func (r *Recorder) Close(interrupted bool) error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -256,7 +257,7 @@ func (r *Recorder) Close() error {
 			}
 		}
 	}
-	r.record(entry{Op: opEnd, At: r.now().UTC()})
+	r.record(entry{Op: opEnd, At: r.now().UTC(), Interrupted: interrupted})
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true

@@ -20,7 +20,7 @@ type Run struct {
 	Nodes       []*Node          `json:"nodes"`              // in dependency order
 
 	// Set when the run is read back.
-	Ended  time.Time `json:"-"` // zero unless Status is Complete
+	Ended  time.Time `json:"-"` // when the end was recorded; zero without one
 	Status Status    `json:"-"`
 	Dir    string    `json:"-"` // the run's folder
 }
@@ -31,7 +31,7 @@ type Status string
 const (
 	Complete    Status = "complete"
 	Running     Status = "running"
-	Interrupted Status = "interrupted" // kiln stopped before the end was recorded
+	Interrupted Status = "interrupted" // by a signal, or kiln stopped before the end was recorded
 )
 
 // Node is one node of a run: what it is, from begin, and what happened to

@@ -12,7 +12,10 @@
 // Times. A node's queue time runs from when its dependencies in the run had
 // all finished (history.Run.Ready) to when the scheduler gave it a slot and
 // its resources; its run time from when its command began to when it ended
-// (from its turn, for a node that ran no command). The critical path is
+// (from its turn, for a node that ran no command). Between its turn and its
+// command — deciding, hashing inputs, waiting for a run of the same key, or
+// pending with an executor that queues work (history.Result.Began is when
+// the command itself began) — it is drawn lighter. The critical path is
 // walked back from the node that ended last, each step to the dependency
 // that ended last: the chain that decided when the run ended. NPU-hours are
 // a node's npu resource times its run time.

@@ -28,7 +28,7 @@ func HTML(w io.Writer, o Options) error {
 	b.WriteString(`<nav><a href="#timeline">Timeline</a><a href="#nodes">Nodes</a><a href="#graph">Graph</a><a href="#metrics">Metrics</a></nav>`)
 
 	b.WriteString("\n<section id=\"timeline\"><h2>Timeline</h2>")
-	b.WriteString(`<p class="hint">Each bar is a node's run, coloured by its action; the hatched part before it is the time it waited for a slot or resources after its dependencies finished. <b>Outlined</b>: the critical path, the chain that decided when the run ended.</p>`)
+	b.WriteString(`<p class="hint">Each bar is a node's run, coloured by its action, from when its command began to when it ended; before it, hatched, the time it waited for a slot or resources after its dependencies finished, and lighter, its turn before its command began. <b>Outlined</b>: the critical path, the chain that decided when the run ended.</p>`)
 	m.legend(&b)
 	b.WriteString(`<div class="scroll">`)
 	m.timeline(&b)
@@ -95,7 +95,7 @@ func (m *model) header(b *strings.Builder) {
 }
 
 // outcomeOrder is the order outcomes are counted in.
-var outcomeOrder = []string{"built", "started", "restored", "up-to-date", "failed", "skipped", "cancelled", "running", "pending", "not run"}
+var outcomeOrder = []string{"built", "started", "restored", "up-to-date", "failed", "skipped", "cancelled", "running", "pending", "interrupted", "not run"}
 
 // legend names the colours used.
 func (m *model) legend(b *strings.Builder) {
@@ -109,7 +109,8 @@ func (m *model) legend(b *strings.Builder) {
 			fmt.Fprintf(b, `<span><svg width="14" height="12"><rect class="bar %s" width="14" height="12" rx="2"/></svg>%s</span>`, c, classWords[c])
 		}
 	}
-	b.WriteString(`<span><svg width="14" height="12"><rect class="queue" width="14" height="12"/></svg>queued</span></p>`)
+	b.WriteString(`<span><svg width="14" height="12"><rect class="queue" width="14" height="12"/></svg>queued for a slot or resources</span>`)
+	b.WriteString(`<span><svg width="14" height="12"><rect class="prep create" width="14" height="12"/></svg>its turn before its command: deciding, hashing inputs, pending with its executor</span></p>`)
 }
 
 var classOrder = []string{"create", "rebuild", "repair", "restore", "start", "noop", "running", "pending", "failed", "skipped"}

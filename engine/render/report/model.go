@@ -84,13 +84,14 @@ func build(o Options) (*model, error) {
 		w := &row{i: i, n: n, outcome: n.Outcome, action: n.Action, started: n.Started, began: n.Began, ended: n.Ended}
 		w.ready = r.Ready(i)
 		switch {
-		case n.Outcome == "" && !n.Began.IsZero():
+		case n.Outcome == "" && !n.Began.IsZero() && r.Status == history.Running:
 			w.outcome, w.ended = "running", m.end
-		case n.Outcome == "":
+		case n.Outcome == "" && !n.Began.IsZero():
+			w.outcome, w.ended = "interrupted", m.end // kiln stopped while it ran
+		case n.Outcome == "" && r.Status == history.Running:
 			w.outcome = "pending"
-			if r.Status == history.Interrupted {
-				w.outcome = "not run"
-			}
+		case n.Outcome == "":
+			w.outcome = "not run"
 		}
 		w.class = class(w.action, w.outcome)
 		w.symbol = symbol(w.action)
@@ -143,7 +144,7 @@ func class(action, outcome string) string {
 	switch outcome {
 	case "failed":
 		return "failed"
-	case "skipped", "cancelled", "not run":
+	case "skipped", "cancelled", "not run", "interrupted":
 		return "skipped"
 	case "running":
 		return "running"

@@ -171,3 +171,33 @@ func TestReduce(t *testing.T) {
 		t.Error("the reduced curve lost its maximum")
 	}
 }
+
+// TestUnfinishedRuns: nodes without a finished entry are running and
+// pending in a running apply, interrupted and not run in one kiln left.
+func TestUnfinishedRuns(t *testing.T) {
+	for status, want := range map[history.Status][]string{
+		history.Running:     {"built", "running", "pending"},
+		history.Interrupted: {"built", "interrupted", "not run"},
+	} {
+		dir := t.TempDir()
+		r := &history.Run{ID: 1, Started: t0, Root: dir, Dir: dir, Status: status, Nodes: []*history.Node{
+			{Addr: "exec.a", Kind: "exec", Result: history.Result{Action: "create", Outcome: "built", Started: at(0), Began: at(0), Ended: at(1)}},
+			{Addr: "exec.b", Kind: "exec", Deps: []int{0}, Result: history.Result{Action: "create", Started: at(1), Began: at(2)}},
+			{Addr: "exec.c", Kind: "exec", Deps: []int{1}},
+		}}
+		m, err := build(Options{Run: r, Now: at(60)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range m.rows {
+			got = append(got, w.outcome)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s run (-want +got):\n%s", status, diff)
+		}
+		if status == history.Running && m.rows[1].ran != 58*time.Second {
+			t.Errorf("a node running since 2s shows %v at 60s", m.rows[1].ran)
+		}
+	}
+}
