@@ -2,21 +2,28 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
 // Destroyed is one node destroy acted on.
 type Destroyed struct {
 	Addr    string
-	Stopped bool // a service process was stopped
-	Err     error
+	Stopped bool   // a service process was stopped
+	Down    string // why a service's recorded process was not running (nothing to stop)
+	// Leftover lists the processes of a run that an apply which died left
+	// running (a service killed while it started), now stopped.
+	Leftover []proc.Process
+	Err      error
 }
 
 // Destroy stops the services among the named nodes (all services when none
@@ -38,6 +45,20 @@ func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroy
 	if err != nil {
 		return nil, err
 	}
+	var out []Destroyed
+	_, recovered, err := settle(dir, w.Store, writer)
+	for _, r := range recovered {
+		if len(r.Stopped) > 0 || len(r.Left) > 0 {
+			d := Destroyed{Addr: r.Addr, Stopped: len(r.Left) == 0, Leftover: r.Stopped}
+			if len(r.Left) > 0 {
+				d.Err = fmt.Errorf("processes %v, left running by an apply that died, still run after SIGKILL", r.Left)
+			}
+			out = append(out, d)
+		}
+	}
+	if err != nil {
+		return out, errors.Join(err, writer.Close())
+	}
 	want := func(a addr.Node) bool {
 		if len(targets) == 0 {
 			return a.Kind == "service"
@@ -49,7 +70,6 @@ func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroy
 		}
 		return false
 	}
-	var out []Destroyed
 	for _, r := range w.State.Sorted() {
 		a, err := addr.Parse(r.Addr)
 		if err != nil || !want(a) {
@@ -64,14 +84,20 @@ func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroy
 						n.Config = ev.Config
 					}
 				}
-				if d.Err = svc.Stop(ctx, n, w.Records.KindRecord(r)); d.Err == nil {
+				kr := w.Records.KindRecord(r)
+				if pr, ok := k.(kind.Prober); ok {
+					if probe, err := pr.Probe(ctx, n, kr); err == nil && probe != nil && isGone(probe.Down) {
+						d.Down = probe.Down
+					}
+				}
+				if d.Err = svc.Stop(ctx, n, kr); d.Err == nil && d.Down == "" {
 					d.Stopped = true
 				}
 			}
 		}
 		// A stopped service keeps its record, so the next plan says it is
 		// down and starts it again; other nodes are forgotten.
-		if d.Err == nil && !d.Stopped {
+		if d.Err == nil && !d.Stopped && d.Down == "" {
 			_ = w.Store.Unlink(a.FileName())
 			d.Err = writer.Forget(r.Addr)
 		}
@@ -81,4 +107,10 @@ func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroy
 		return out, fmt.Errorf("saving state: %w", err)
 	}
 	return out, nil
+}
+
+// isGone reports whether a service probe's Down says the process is not
+// running at all (rather than running but not ready, which Stop ends).
+func isGone(down string) bool {
+	return down != "" && !strings.HasPrefix(down, "not ready")
 }

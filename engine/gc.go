@@ -18,11 +18,12 @@ type GCOptions struct {
 	OlderThan time.Duration
 }
 
-// GCEntry is one store entry gc removed (or would remove).
+// GCEntry is one run folder gc removed (or would remove).
 type GCEntry struct {
-	Key  string
-	Addr string
-	Size int64
+	Key   string
+	Entry string // KEY/RUN; for a path outside the store's layout, that path
+	Addr  string // the node that made it, or why it is garbage
+	Size  int64
 }
 
 // GCReport says what gc did.
@@ -30,22 +31,25 @@ type GCReport struct {
 	Removed []GCEntry
 	Freed   int64
 	Kept    int
-	// KeptEntries says why each complete entry was kept.
+	// KeptEntries says why each result was kept.
 	KeptEntries []GCKept
 	// Links are the stable links removed (or that would be) because their
-	// entry is gone or was removed (a forgotten node's link, after gc).
+	// run folder is gone or was removed (a forgotten node's link, after gc).
 	Links []string
 }
 
-// GCKept is an entry gc kept, and why.
+// GCKept is a result gc kept, and why.
 type GCKept struct {
-	Key  string
-	Addr string
-	Why  string // "in use by ADDR", or "too young: created ... ago"
+	Key   string
+	Entry string
+	Addr  string
+	Why   string // "in use by ADDR", "kept to resume", or "too young: created ... ago"
 }
 
-// GC removes store entries that no recorded node points at, and incomplete
-// folders no resumable node can resume. It holds the apply lock meanwhile.
+// GC removes run folders that no node's record points at: earlier results
+// kept for a revert (History), older than o.OlderThan; failed, interrupted and
+// superseded runs; and anything left from an earlier store layout. A folder a
+// resumable node may resume in is kept. It holds the apply lock meanwhile.
 func GC(dir string, o GCOptions) (*GCReport, error) {
 	host, _ := os.Hostname()
 	lock, err := state.AcquireLock(dir, state.Holder{PID: os.Getpid(), Host: host, Started: time.Now().UTC(), Command: "kiln gc"})
@@ -57,64 +61,28 @@ func GC(dir string, o GCOptions) (*GCReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	inUse := map[string]bool{}
-	user := map[string]string{}
-	for _, r := range s.Sorted() {
-		if r.Entry != "" {
-			inUse[r.Entry] = true
-			if user[r.Entry] == "" {
-				user[r.Entry] = r.Addr
-			}
-		}
-		if r.Failure != nil && r.Failure.Key != "" {
-			inUse[r.Failure.Key] = true // a resumable run may continue there
-		}
-	}
 	store := state.OpenStore(dir)
-	rep := &GCReport{}
-	entries, err := store.Entries()
+	var w *state.Writer
+	if !o.DryRun {
+		if w, err = state.OpenWriter(dir, s); err != nil {
+			return nil, err
+		}
+		// Runs an apply that died left are settled first: their processes
+		// stopped, and a resumable node's folder recorded, not collected.
+		if _, _, err := settle(dir, store, w); err != nil {
+			return nil, errors.Join(err, w.Close())
+		}
+	}
+	rep, err := collect(s, store, w, o)
+	if w != nil {
+		if cerr := w.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("saving state: %w", cerr)
+		}
+	}
+	if err == nil {
+		err = gcLinks(dir, store, rep, o.DryRun)
+	}
 	if err != nil {
-		return nil, err
-	}
-	cutoff := time.Now().Add(-o.OlderThan)
-	remove := func(key, addr string) error {
-		size := duSize(store.EntryPath(key))
-		rep.Removed = append(rep.Removed, GCEntry{Key: key, Addr: addr, Size: size})
-		rep.Freed += size
-		if o.DryRun {
-			return nil
-		}
-		return store.Remove(key)
-	}
-	for _, e := range entries {
-		switch {
-		case inUse[e.Key]:
-			rep.Kept++
-			rep.KeptEntries = append(rep.KeptEntries, GCKept{Key: e.Key, Addr: e.Addr, Why: "in use by " + user[e.Key]})
-			continue
-		case o.OlderThan > 0 && e.Created.After(cutoff):
-			rep.Kept++
-			rep.KeptEntries = append(rep.KeptEntries, GCKept{Key: e.Key, Addr: e.Addr,
-				Why: fmt.Sprintf("too young: created %s ago, -older-than %s", time.Since(e.Created).Round(time.Second), o.OlderThan)})
-			continue
-		}
-		if err := remove(e.Key, e.Addr); err != nil {
-			return rep, err
-		}
-	}
-	incomplete, err := store.Incomplete()
-	if err != nil {
-		return rep, err
-	}
-	for _, key := range incomplete {
-		if inUse[key] {
-			continue
-		}
-		if err := remove(key, "(incomplete)"); err != nil {
-			return rep, err
-		}
-	}
-	if err := gcLinks(dir, store, rep, o.DryRun); err != nil {
 		return rep, err
 	}
 	if !o.DryRun {
@@ -122,6 +90,88 @@ func GC(dir string, o GCOptions) (*GCReport, error) {
 		c := hash.LoadStatCache(cachePath)
 		c.Prune(func(p string) bool { _, err := os.Lstat(p); return err == nil })
 		_ = c.Save(cachePath)
+	}
+	return rep, nil
+}
+
+// collect removes what GC removes; w is nil for a dry run. s must not change
+// meanwhile other than through w.
+func collect(s *state.State, store *state.Store, w *state.Writer, o GCOptions) (*GCReport, error) {
+	inUse := map[string]bool{}
+	why := map[string]GCKept{}
+	for _, r := range s.Sorted() {
+		if r.Entry != "" && !inUse[r.Entry] {
+			inUse[r.Entry] = true
+			key, _, _ := state.ParseEntry(r.Entry)
+			why[r.Entry] = GCKept{Key: key, Entry: r.Entry, Addr: r.Addr, Why: "in use by " + r.Addr}
+		}
+		if f := r.Failure; f != nil && f.Entry != "" && !inUse[f.Entry] {
+			inUse[f.Entry] = true // a resumable node may continue there
+			why[f.Entry] = GCKept{Key: f.Key, Entry: f.Entry, Addr: r.Addr, Why: "kept for " + r.Addr + " to resume in"}
+		}
+	}
+	rep := &GCReport{}
+	remove := func(e GCEntry, path string, rm func() error) error {
+		e.Size = duSize(path)
+		rep.Removed = append(rep.Removed, e)
+		rep.Freed += e.Size
+		if w == nil {
+			return nil
+		}
+		return rm()
+	}
+	cutoff := time.Now().Add(-o.OlderThan)
+	young := map[string]bool{}
+	history := s.SortedHistory()
+	for _, h := range history {
+		switch {
+		case inUse[h.Entry]:
+		case o.OlderThan > 0 && h.Started.Add(h.Duration).After(cutoff):
+			young[h.Entry] = true
+			made := h.Started.Add(h.Duration)
+			why[h.Entry] = GCKept{Key: h.Key, Entry: h.Entry, Addr: h.Addr,
+				Why: fmt.Sprintf("too young: created %s ago, -older-than %s", time.Since(made).Round(time.Second), o.OlderThan)}
+		default:
+			err := remove(GCEntry{Key: h.Key, Entry: h.Entry, Addr: h.Addr}, store.RunPath(h.Entry), func() error {
+				if err := store.RemoveRun(h.Entry); err != nil {
+					return err
+				}
+				return w.Drop(h.Key)
+			})
+			if err != nil {
+				return rep, err
+			}
+			inUse[h.Entry] = true // reported
+		}
+	}
+	runs, err := store.Runs()
+	if err != nil {
+		return rep, err
+	}
+	for _, e := range runs {
+		if k, ok := why[e]; ok && (young[e] || inUse[e] && s.Referenced(e)) {
+			rep.Kept++
+			rep.KeptEntries = append(rep.KeptEntries, k)
+			continue
+		}
+		if inUse[e] {
+			continue // reported above
+		}
+		key, _, _ := state.ParseEntry(e)
+		err := remove(GCEntry{Key: key, Entry: e, Addr: "(unused run)"}, store.RunPath(e), func() error { return store.RemoveRun(e) })
+		if err != nil {
+			return rep, err
+		}
+	}
+	strays, err := store.Strays()
+	if err != nil {
+		return rep, err
+	}
+	for _, name := range strays {
+		err := remove(GCEntry{Key: name, Entry: name, Addr: "(earlier store layout)"}, filepath.Join(store.Root(), name), func() error { return store.RemoveStray(name) })
+		if err != nil {
+			return rep, err
+		}
 	}
 	return rep, nil
 }
@@ -139,12 +189,13 @@ func duSize(root string) int64 {
 	return n
 }
 
-// gcLinks removes the stable links left dangling: their entry is gone, or
-// goes in this collection (a forgotten node keeps its link until then).
+// gcLinks removes the stable links left dangling: their run folder is gone,
+// goes in this collection (a forgotten node keeps its link until then), or
+// is of an earlier store layout.
 func gcLinks(dir string, store *state.Store, rep *GCReport, dryRun bool) error {
 	removed := map[string]bool{}
 	for _, e := range rep.Removed {
-		removed[e.Key] = true
+		removed[e.Entry] = true
 	}
 	names, err := os.ReadDir(filepath.Join(dir, "out"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -154,14 +205,12 @@ func gcLinks(dir string, store *state.Store, rep *GCReport, dryRun bool) error {
 		return err
 	}
 	for _, e := range names {
-		name := e.Name()
-		key, linked := store.Linked(name)
-		_, complete := store.Meta(key)
-		if linked && complete && !removed[key] {
-			continue
-		}
 		if e.Type()&fs.ModeSymlink == 0 {
 			continue // not a link kiln made
+		}
+		name := e.Name()
+		if entry, linked := store.Linked(name); linked && store.Exists(entry) && !removed[entry] {
+			continue
 		}
 		rep.Links = append(rep.Links, filepath.Join(filepath.Base(dir), "out", name))
 		if !dryRun {

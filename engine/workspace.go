@@ -119,7 +119,7 @@ func (w *Workspace) loadState() error {
 	}
 	w.State = s
 	w.Store = state.OpenStore(dir)
-	w.Records = plan.OpenRecords(dir, w.Store)
+	w.Records = plan.OpenRecords(w.State, w.Store)
 	w.Stat = hash.LoadStatCache(w.statCachePath())
 	return nil
 }
@@ -182,6 +182,9 @@ type ApplyOptions struct {
 	// KeepRuns is how many run records (kiln report) are kept, this apply's
 	// included: 0 means history.DefaultKeep, a negative number records none.
 	KeepRuns int
+	// OnRecover, when set, hears of the runs an earlier apply that died left
+	// unfinished, once they are settled and before any node runs.
+	OnRecover func([]Recovered)
 }
 
 // StateStamp identifies one version of a state.
@@ -242,6 +245,13 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	if err != nil {
 		return nil, err
 	}
+	runs, recovered, err := settle(dir, w.Store, writer)
+	if len(recovered) > 0 && o.OnRecover != nil {
+		o.OnRecover(recovered)
+	}
+	if err != nil {
+		return nil, errors.Join(err, writer.Close())
+	}
 	if err := w.moveRecorded(writer, moves); err != nil {
 		_ = writer.Close()
 		return nil, err
@@ -251,16 +261,19 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	// Decisions compare against the records as they were when the apply
 	// started; the writer updates the live state concurrently.
 	w.Decider.State = w.State.Snapshot()
+	w.Records = plan.OpenRecords(w.Decider.State, w.Store)
+	w.Decider.Records = w.Records
 	rec, err := w.beginRun(o, host)
 	if err != nil {
 		_ = writer.Close()
 		return nil, err
 	}
-	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Writer: writer, Options: run.Options{
+	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Writer: writer, Runs: runs, Options: run.Options{
 		Parallelism: o.Parallelism, Capacity: o.Capacity, FailFast: o.FailFast, Scope: w.Scope,
 		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version,
 	}}
 	res, applyErr := a.Apply(ctx)
+	applyErr = errors.Join(applyErr, runs.Close())
 	if rec != nil {
 		w.RunID, w.RecordErr = rec.ID(), rec.Close(ctx.Err() != nil)
 	}

@@ -93,7 +93,7 @@ func runApply(c *cli, args []string) int {
 		}
 		return 1
 	}
-	opts := engine.ApplyOptions{Parallelism: a.parallelism, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " "), KeepRuns: a.keepRuns}
+	opts := engine.ApplyOptions{Parallelism: a.parallelism, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " "), KeepRuns: a.keepRuns, OnRecover: c.printRecovered}
 	if a.keepRuns <= 0 {
 		opts.KeepRuns = -1
 	}
@@ -113,7 +113,7 @@ func runApply(c *cli, args []string) int {
 	if f, ok := w.Pipeline.Kinds["fetch"].(*fetch.Fetch); ok {
 		f.Progress = progress.Bytes
 	}
-	ctx, stop := interruptible()
+	ctx, stop := c.interruptible()
 	defer stop()
 	start := time.Now()
 	progress.Start()
@@ -132,7 +132,7 @@ func runApply(c *cli, args []string) int {
 	c.printFailures(w, res)
 	if ctx.Err() != nil {
 		fmt.Fprintf(c.stderr, "kiln apply: %v; the state is consistent: run kiln apply again to finish\n", context.Cause(ctx))
-		return 130
+		return interruptExit(ctx)
 	}
 	if res.Failed() || err != nil {
 		return 1

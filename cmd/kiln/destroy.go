@@ -47,6 +47,10 @@ func runDestroy(c *cli, args []string) int {
 		case d.Err != nil:
 			fmt.Fprintf(c.stderr, "%s: %v\n", d.Addr, d.Err)
 			status = 1
+		case len(d.Leftover) > 0:
+			fmt.Fprintf(c.stdout, "%s: stopped %s left running by an apply that died\n", d.Addr, pidsText(d.Leftover))
+		case d.Down != "":
+			fmt.Fprintf(c.stdout, "%s: not running (%s)\n", d.Addr, d.Down)
 		case d.Stopped:
 			fmt.Fprintf(c.stdout, "%s: stopped\n", d.Addr)
 		default:

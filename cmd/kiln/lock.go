@@ -57,7 +57,7 @@ func runLock(c *cli, args []string) int {
 	if !ok {
 		return 1
 	}
-	ctx, stop := interruptible()
+	ctx, stop := c.interruptible()
 	defer stop()
 	res, err := w.LockPins(ctx, engine.LockOptions{Update: addrs, UpdateAll: a.update && len(addrs) == 0, Command: "kiln lock " + strings.Join(args, " ")})
 	failed := printResolutions(c, res)
@@ -154,7 +154,7 @@ func runCheck(c *cli, a *applyArgs, path string, addrs []addr.Node, args []strin
 	if !ok {
 		return 1
 	}
-	ctx, stop := interruptible()
+	ctx, stop := c.interruptible()
 	defer stop()
 	res, err := w.Check(ctx, addrs, "kiln apply "+strings.Join(args, " "))
 	if err != nil {
@@ -163,7 +163,7 @@ func runCheck(c *cli, a *applyArgs, path string, addrs []addr.Node, args []strin
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(c.stderr, "kiln apply -check: %v\n", context.Cause(ctx))
-		return 130
+		return interruptExit(ctx)
 	}
 	counts := map[run.CheckStatus]int{}
 	for _, r := range res {

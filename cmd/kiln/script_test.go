@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/sys/unix"
 )
 
 // TestMain lets the scripts run kiln as a real process: testscript puts a
@@ -33,19 +35,30 @@ func TestMain(m *testing.M) {
 //	status N PROG ARGS... run PROG and expect exit code N; sets stdout and stderr
 //	waitfile FILE         wait (up to 20s) until FILE exists
 //	bgpid VAR             set $VAR to the pid of the newest background command
+//	signal SIG            send signal SIG (HUP, TERM, ...) to the newest background command
+//	gone PIDFILE          the process whose pid PIDFILE holds exits within 5s
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
 			e.Setenv("PATH", os.Getenv("PATH"))
-			return nil
+			// A TCP port that was free a moment ago, for scripts that start
+			// services.
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return err
+			}
+			e.Setenv("FREEPORT", strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+			return l.Close()
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"lines":    cmdLines,
 			"status":   cmdStatus,
 			"waitfile": cmdWaitFile,
 			"bgpid":    cmdBackgroundPID,
+			"signal":   cmdSignal,
+			"gone":     cmdGone,
 		},
 	})
 }
@@ -135,4 +148,50 @@ func cmdBackgroundPID(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("bgpid: no background command is running")
 	}
 	ts.Setenv(args[0], strconv.Itoa(cmds[len(cmds)-1].Process.Pid))
+}
+
+// cmdSignal sends a signal by name to the newest background command, for
+// the signals testscript's kill does not know.
+func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: signal SIG")
+	}
+	sig := unix.SignalNum("SIG" + args[0])
+	if sig == 0 {
+		ts.Fatalf("signal: unknown signal %q", args[0])
+	}
+	cmds := ts.BackgroundCmds()
+	if len(cmds) == 0 || cmds[len(cmds)-1].Process == nil {
+		ts.Fatalf("signal: no background command is running")
+	}
+	if err := cmds[len(cmds)-1].Process.Signal(sig); err != nil {
+		ts.Fatalf("signal: %v", err)
+	}
+}
+
+// cmdGone waits for the process whose pid is in a file to exit. The bound
+// only guards against a hung script: a process kiln stops is gone at once.
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gone PIDFILE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("gone: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		ts.Fatalf("gone: %s does not hold a pid: %v", args[0], err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(st), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("gone: process %d still runs", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

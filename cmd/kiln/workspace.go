@@ -12,9 +12,11 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/providers"
+	"golang.org/x/sys/unix"
 )
 
 // colours says whether to colour output for these flags.
@@ -92,23 +94,75 @@ func (c *cli) failIn(w *engine.Workspace, err error, noColor bool) {
 	c.fail(err)
 }
 
-// interruptible returns a context cancelled by SIGINT or SIGTERM. A second
-// signal stops kiln at once.
-func interruptible() (context.Context, func()) {
+// interruptSignals end an apply the way Ctrl-C does: SIGHUP is what an SSH
+// session that drops sends.
+var interruptSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+
+// interrupted is the cause of a context cancelled by a signal.
+type interrupted struct{ sig syscall.Signal }
+
+func (e interrupted) Error() string { return "interrupted (" + signalName(e.sig) + ")" }
+
+// exitCode is the shell's convention for a process ended by a signal.
+func (e interrupted) exitCode() int { return 128 + int(e.sig) }
+
+// interruptExit is the exit code of a command whose context was cancelled.
+func interruptExit(ctx context.Context) int {
+	var e interrupted
+	if errors.As(context.Cause(ctx), &e) {
+		return e.exitCode()
+	}
+	return 130
+}
+
+// interruptible returns a context cancelled by the first SIGINT, SIGTERM or
+// SIGHUP: running nodes then get SIGTERM, and SIGKILL after their grace
+// period, and the state stays consistent. A second one sends SIGKILL to every
+// process group kiln started, says so, and exits at once. While it is in
+// effect, a closed output pipe (SIGPIPE) no longer ends kiln with its
+// children left running: writes to it fail instead.
+func (c *cli) interruptible() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(ch, interruptSignals...)
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	go func() {
+		for range pipe {
+		}
+	}()
 	go func() {
 		sig, ok := <-ch
 		if !ok {
 			return
 		}
-		cancel(fmt.Errorf("interrupted (%s)", signalName(sig)))
-		if _, ok := <-ch; ok {
-			os.Exit(130)
+		first := interrupted{sig.(syscall.Signal)}
+		cancel(first)
+		sig, ok = <-ch
+		if !ok {
+			return
 		}
+		groups := proc.KillAll(syscall.SIGKILL)
+		fmt.Fprintf(c.stderr, "kiln: %s again: sent SIGKILL to %s; exiting without waiting (the next apply finishes the job)\n", signalName(sig), groupsText(groups))
+		os.Exit(first.exitCode())
 	}()
-	return ctx, func() { signal.Stop(ch); close(ch); cancel(nil) }
+	return ctx, func() {
+		signal.Stop(ch)
+		signal.Stop(pipe)
+		close(ch)
+		close(pipe)
+		cancel(nil)
+	}
+}
+
+func groupsText(groups []int) string {
+	switch len(groups) {
+	case 0:
+		return "no process group (none was running)"
+	case 1:
+		return fmt.Sprintf("process group %d", groups[0])
+	}
+	return fmt.Sprintf("%d process groups %v", len(groups), groups)
 }
 
 // quickCheck asks the engine whether the pipeline is certainly up to date
@@ -128,11 +182,10 @@ func (c *cli) quickCheck(p *pipelineArgs, path string) (int, bool) {
 }
 
 func signalName(sig os.Signal) string {
-	if sig == syscall.SIGTERM {
-		return "SIGTERM"
-	}
-	if sig == syscall.SIGINT {
-		return "SIGINT"
+	if s, ok := sig.(syscall.Signal); ok {
+		if name := unix.SignalName(s); name != "" {
+			return name
+		}
 	}
 	return sig.String()
 }

@@ -296,7 +296,7 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 			dec.Reasons = []Reason{{Kind: "key", Detail: "key changed"}}
 		}
 	}
-	if !service && n.Meta.Resumable && d.resumable(dec.Key) {
+	if !service && n.Meta.Resumable && ResumeEntry(rec, dec.Key, d.Store) != "" {
 		dec.Reasons = append([]Reason{{Kind: "resume"}}, dec.Reasons...)
 	}
 }
@@ -307,6 +307,9 @@ func (d *Decider) drift(ctx context.Context, dec *Decision) (drift string, linkO
 	name := dec.Node.Addr.FileName()
 	if from, ok := d.MovedFrom[dec.Node.Addr]; ok {
 		name = from.FileName()
+	}
+	if rec.Entry != "" && !state.ValidEntry(rec.Entry) {
+		return "the result is kept in an earlier layout of the store, which this kiln does not use", false
 	}
 	if rec.Entry != "" {
 		if key, ok := d.Store.Linked(name); !ok || key != rec.Entry {

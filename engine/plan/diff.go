@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"os"
-
 	"github.com/kilnbuild/kiln/engine/hash"
 	"strings"
 	"unicode/utf8"
@@ -144,16 +142,6 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 		return Reason{Kind: "format", Old: old, New: cur}
 	}
 	return Reason{Kind: label, Detail: label + " changed"}
-}
-
-// resumable reports whether an interrupted run of key left a folder to
-// resume in.
-func (d *Decider) resumable(key string) bool {
-	if _, ok := d.Store.Meta(key); ok {
-		return false
-	}
-	fi, err := os.Stat(d.Store.EntryPath(key))
-	return err == nil && fi.IsDir()
 }
 
 // maxValue is the longest attribute value a reason shows whole.

@@ -42,7 +42,7 @@ func openDecider(t *testing.T, dir string) *Decider {
 		t.Fatal(err)
 	}
 	store := state.OpenStore(p.StateDir)
-	return &Decider{Pipeline: p, State: st, Store: store, Stat: hash.NewStatCache(), Records: OpenRecords(p.StateDir, store)}
+	return &Decider{Pipeline: p, State: st, Store: store, Stat: hash.NewStatCache(), Records: OpenRecords(st, store)}
 }
 
 // decideWith decides the node at address a with the given upstream digests

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -14,47 +15,68 @@ import (
 // engine hashing its output folder.
 const AttrDigestBy = "kiln.digest_by"
 
-// Records finds the full record of a stored result, kept in its store
-// entry's metadata, so a revert restores a result with all it knew
-// (attributes, outputs, exports), not only its files. It caches what it
-// read; it is safe for concurrent use.
+// Records finds the record of a stored result by its key, so a revert
+// restores a result with all it knew (attributes, outputs, exports), not
+// only its files. It reads the records of a state (node records and
+// History) as they were when it was opened, and the results Put since. It
+// is safe for concurrent use.
 type Records struct {
 	store *state.Store
+	src   *state.State // read once, lazily: a plan that restores nothing never indexes
+	once  sync.Once
 	mu    sync.Mutex
-	cache map[string]*state.Record
+	byKey map[string]*state.Record
 }
 
-// OpenRecords returns the records of a state folder's store.
-func OpenRecords(stateDir string, store *state.Store) *Records {
-	return &Records{store: store, cache: map[string]*state.Record{}}
+// OpenRecords returns the records of st, whose results are in store. st must
+// not change afterwards (give an apply a State.Snapshot).
+func OpenRecords(st *state.State, store *state.Store) *Records {
+	return &Records{store: store, src: st}
 }
 
-// Stored returns the record of a complete store entry with this key, or nil.
-func (rs *Records) Stored(key string) *state.Record {
-	rs.mu.Lock()
-	r, ok := rs.cache[key]
-	rs.mu.Unlock()
-	if ok {
-		if _, complete := rs.store.Meta(key); complete {
-			return r
+func (rs *Records) index() {
+	rs.once.Do(func() {
+		m := map[string]*state.Record{}
+		if rs.src != nil {
+			for _, r := range rs.src.History {
+				if r.Good() && state.ValidEntry(r.Entry) {
+					m[r.Key] = r
+				}
+			}
+			for _, r := range rs.src.Records {
+				if !r.Good() || !state.ValidEntry(r.Entry) {
+					continue
+				}
+				if o := m[r.Key]; o == nil || r.Started.After(o.Started) {
+					m[r.Key] = r
+				}
+			}
 		}
-		return nil
-	}
-	m, ok := rs.store.Meta(key)
-	if !ok || m.Record == nil || m.Record.Key != key {
-		return nil
-	}
-	rs.mu.Lock()
-	rs.cache[key] = m.Record
-	rs.mu.Unlock()
-	return m.Record
+		rs.mu.Lock()
+		rs.byKey = m
+		rs.mu.Unlock()
+	})
 }
 
-// Put records r as the record of its store entry, after the entry was
-// completed, so later lookups in this process see it and not an older one.
-func (rs *Records) Put(r *state.Record) {
+// Stored returns the record of a result with this key whose run folder is
+// in the store, or nil.
+func (rs *Records) Stored(key string) *state.Record {
+	rs.index()
 	rs.mu.Lock()
-	rs.cache[r.Key] = r
+	r := rs.byKey[key]
+	rs.mu.Unlock()
+	if r == nil || !rs.store.Exists(r.Entry) {
+		return nil
+	}
+	return r
+}
+
+// Put records r as the result of its key, after it was published, so later
+// lookups in this process see it and not an older one.
+func (rs *Records) Put(r *state.Record) {
+	rs.index()
+	rs.mu.Lock()
+	rs.byKey[r.Key] = r
 	rs.mu.Unlock()
 }
 
@@ -64,14 +86,12 @@ func (rs *Records) KindRecord(r *state.Record) *kind.Record {
 		return nil
 	}
 	kr := &kind.Record{Key: r.Key, Digest: r.Digest, Attrs: r.Attrs}
-	if r.Entry != "" {
-		kr.Dir = rs.store.EntryPath(r.Entry)
-	}
+	kr.Dir = rs.store.RunPath(r.Entry)
 	return kr
 }
 
 // OutputDigest is the engine's digest of a result: the Merkle digest of its
-// store entry, combined with the digests of its in-place outputs. It returns
+// run folder, combined with the digests of its in-place outputs. It returns
 // the per-output digests to record.
 func OutputDigest(store *state.Store, root, entry string, outputs []string, c *hash.StatCache) (string, []state.Output, error) {
 	return OutputDigestRead(store, root, entry, outputs, c, nil)
@@ -82,8 +102,12 @@ func OutputDigest(store *state.Store, root, entry string, outputs []string, c *h
 func OutputDigestRead(store *state.Store, root, entry string, outputs []string, c *hash.StatCache, read *atomic.Int64) (string, []state.Output, error) {
 	var tree hash.Digest
 	if entry != "" {
+		path := store.RunPath(entry)
+		if path == "" {
+			return "", nil, fmt.Errorf("the result %s is in an earlier layout of the store", entry)
+		}
 		var err error
-		if tree, err = hash.TreeWith(store.EntryPath(entry), c, hash.TreeOptions{Read: read}); err != nil {
+		if tree, err = hash.TreeWith(path, c, hash.TreeOptions{Read: read}); err != nil {
 			return "", nil, err
 		}
 	}
@@ -102,4 +126,17 @@ func OutputDigestRead(store *state.Store, root, entry string, outputs []string, 
 		recs = append(recs, state.Output{Path: rel, Digest: dg})
 	}
 	return hash.Lines(lines...).String(), recs, nil
+}
+
+// ResumeEntry is the run folder a failed or interrupted run of key left for
+// a resumable node to resume in, according to the node's record rec; "" when
+// there is none.
+func ResumeEntry(rec *state.Record, key string, store *state.Store) string {
+	if rec == nil || rec.Failure == nil || rec.Failure.Key != key || rec.Failure.Entry == rec.Entry {
+		return ""
+	}
+	if e := rec.Failure.Entry; store.Exists(e) {
+		return e
+	}
+	return ""
 }

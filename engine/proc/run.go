@@ -30,6 +30,8 @@ func (e *ExitError) ExitCode() int { return e.Code }
 // first, the group gets SIGTERM, then SIGKILL after grace, and Run returns
 // the context's cause. A process of the group that keeps cmd's output open
 // after the leader exited is killed after grace rather than waited for.
+// While it runs, the group is registered (see Started): KillAll reaches it,
+// and the context's Tracker journals it.
 func Run(ctx context.Context, cmd *exec.Cmd, grace time.Duration) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -42,6 +44,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, grace time.Duration) error {
 		return err
 	}
 	pgid := cmd.Process.Pid
+	defer Release(Started(ctx, pgid))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var err error

@@ -29,6 +29,9 @@ type Applier struct {
 	Decider *plan.Decider
 	DAG     *plan.DAG
 	Writer  *state.Writer
+	// Runs journals the runs in progress and their process groups; nil
+	// journals nothing.
+	Runs    *state.RunLog
 	Options Options
 
 	vals    *plan.Values

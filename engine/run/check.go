@@ -148,7 +148,7 @@ func (a *Applier) checkNode(ctx context.Context, dec *plan.Decision, root string
 		r.Status = NotDeterministic
 	}
 	if res == nil || res.Digest == "" {
-		r.Files = diffFiles(a.Decider.Store.EntryPath(dec.Record.Entry), out)
+		r.Files = diffFiles(a.Decider.Store.RunPath(dec.Record.Entry), out)
 	}
 }
 

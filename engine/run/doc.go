@@ -3,11 +3,15 @@
 // finish (so an upstream result that came out byte-identical stops the
 // rebuild there), and builds, restores or skips it.
 //
-// A node's run happens in a fresh store folder named by its key. Only when
-// the kind's Build succeeded and the result is hashed does the engine mark
-// the entry complete, point the stable path .kiln/out/TYPE.NAME at it and
-// commit the record to the state journal. A failed or interrupted run never
-// replaces a good result; a resumable node keeps its folder for the next try.
+// A node's run happens in a fresh run folder of its own under its key in the
+// store (state.Store.NewRun), beside any good result of the same key. Only
+// when the kind's Build succeeded and the result is hashed does the engine
+// point the stable path .kiln/out/TYPE.NAME at it and commit the record to
+// the state journal; a result the node had under the same key (a repair,
+// -replace, always_run) is removed after that, unless another node uses it.
+// A failed or interrupted run never replaces or touches a good result; its
+// folder is removed, except that a resumable node keeps it (named in the
+// record's failure) and the next run with the same key resumes in it.
 //
 // The engine never prints. It reports through Hooks, which views render.
 // Hooks are called from many goroutines; implementations synchronise.

@@ -58,7 +58,7 @@ func open(t *testing.T, dir string) *opened {
 		t.Fatalf("loading state: %v", err)
 	}
 	store := state.OpenStore(p.StateDir)
-	d := &plan.Decider{Pipeline: p, State: st, Store: store, Stat: hash.NewStatCache(), Records: plan.OpenRecords(p.StateDir, store)}
+	d := &plan.Decider{Pipeline: p, State: st, Store: store, Stat: hash.NewStatCache(), Records: plan.OpenRecords(st.Snapshot(), store)}
 	return &opened{pipeline: p, dag: dag, state: st, decider: d}
 }
 

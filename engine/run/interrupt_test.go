@@ -123,9 +123,9 @@ exec "after" {
 		t.Errorf("plan after cancellation (-want +got):\n%s", diff)
 	}
 	store := state.OpenStore(o.pipeline.StateDir)
-	entries, err := store.Entries()
-	if err != nil || len(entries) != 0 {
-		t.Errorf("complete store entries after cancellation: %v, %v", entries, err)
+	runs, err := store.Runs()
+	if err != nil || len(runs) != 0 {
+		t.Errorf("run folders after cancellation: %v, %v; the interrupted run's folder is removed", runs, err)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, ".kiln/out/exec.slow")); err == nil {
 		t.Error("the interrupted node has a stable path")

@@ -15,6 +15,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -97,61 +98,93 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 			}
 		}
 	}
-	if _, complete := st.Meta(dec.Key); complete {
-		// Repair, replace, always_run or a service restart with an unchanged
-		// key: the old entry gives way. It is unlinked first so the stable
-		// path never points at a half-built folder.
-		if cur, ok := st.Linked(n.Addr.FileName()); ok && cur == dec.Key {
-			_ = st.Unlink(n.Addr.FileName())
-		}
-		if err := st.Remove(dec.Key); err != nil {
-			res.Outcome, res.Err = Failed, err
-			return res
-		}
-	}
-	dir, resumed, err := st.Begin(dec.Key, n.Meta.Resumable)
+	// Every run builds in a fresh folder of its own, beside any good result
+	// of the same key (a repair, -replace, always_run): only a complete,
+	// hashed result takes its place.
+	entry, dir, resumed, err := a.runFolder(dec)
 	if err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
+	// The run is journaled before anything starts, so that should kiln
+	// die, the next apply stops what it left running and cleans up.
+	run, err := a.Runs.Begin(n.Addr.String(), entry, n.Meta.Resumable)
+	if err != nil {
+		if !resumed {
+			_ = st.RemoveRun(entry)
+		}
+		res.Outcome, res.Err = Failed, err
+		return res
+	}
+	res = a.execute(proc.WithTracker(ctx, run), dec, entry, dir, resumed, res)
+	if res.Outcome == Started {
+		// A service outlives its run: its record, which names its process,
+		// is made durable before the journal stops naming it.
+		_ = a.Writer.Flush()
+	}
+	run.End()
+	return res
+}
+
+// execute runs the node's kind in its run folder and publishes the result,
+// or records the failure and removes the folder (a resumable node keeps it).
+func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir string, resumed bool, res NodeResult) NodeResult {
+	n := dec.Node
+	d := a.Decider
 	start := time.Now()
 	logPath := RunLogPath(d.Pipeline.StateDir, n.Addr, dec.Key, start)
 	log, err := openLog(logPath, func(line string) { a.Options.Hooks.Output(n.Addr, line) })
-	if err != nil {
-		res.Outcome, res.Err = Failed, err
-		return res
-	}
-	LinkLatest(d.Pipeline.StateDir, n.Addr, logPath)
-	res.Log = logPath
-	a.Options.Hooks.Running(n.Addr, dec.Action, dec.Reasons)
-	res.Began = start
-	result, attempts, err := a.runKind(ctx, dec, dir, resumed, log)
-	res.Attempts = attempts
-	res.Duration = time.Since(start)
-	_ = log.Close()
+	var result *kind.Result
 	if err == nil {
-		var read atomic.Int64
-		err = a.publish(dec, dir, result, start, res.Duration, logPath, &read)
-		res.BytesHashed = read.Load()
+		LinkLatest(d.Pipeline.StateDir, n.Addr, logPath)
+		res.Log = logPath
+		a.Options.Hooks.Running(n.Addr, dec.Action, dec.Reasons)
+		res.Began = start
+		result, res.Attempts, err = a.runKind(ctx, dec, dir, resumed, log)
+		res.Duration = time.Since(start)
+		_ = log.Close()
+		if err == nil {
+			var read atomic.Int64
+			err = a.publish(dec, entry, result, start, res.Duration, logPath, &read)
+			res.BytesHashed = read.Load()
+		}
+		res.LogTail = log.Tail()
 	}
 	if err != nil {
 		res.Err = err
-		res.LogTail = log.Tail()
 		res.Outcome = Failed
 		if ctx.Err() != nil {
 			res.Outcome = Cancelled
 		}
-		a.recordFailure(dec, err, logPath)
-		if !n.Meta.Resumable {
-			_ = st.Remove(dec.Key)
+		kept := ""
+		if n.Meta.Resumable {
+			kept = entry
+		} else {
+			_ = d.Store.RemoveRun(entry)
 		}
+		a.recordFailure(dec, err, logPath, kept)
 		return res
 	}
+	res.LogTail = nil
 	res.Outcome = Built
-	if service {
+	if dec.Kind.Name() == "service" {
 		res.Outcome = Started
 	}
 	return res
+}
+
+// runFolder is the folder a run of dec's node builds in: for a resumable
+// node, the folder an interrupted run with the same key left; otherwise a
+// fresh one.
+func (a *Applier) runFolder(dec *plan.Decision) (entry, dir string, resumed bool, err error) {
+	st := a.Decider.Store
+	if dec.Node.Meta.Resumable {
+		if e := plan.ResumeEntry(dec.Record, dec.Key, st); e != "" {
+			return e, st.RunPath(e), true, nil
+		}
+	}
+	entry, dir, err = st.NewRun(dec.Key)
+	return entry, dir, false, err
 }
 
 // runKind evaluates the node with its real output folder and runs its kind,
@@ -232,10 +265,11 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, r
 	return nil, attempts, lastErr
 }
 
-// publish hashes a successful run, completes its store entry, points the
-// stable path at it and commits the record.
-// The bytes read to hash it are added to read.
-func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start time.Time, took time.Duration, logPath string, read *atomic.Int64) error {
+// publish hashes a successful run, points the stable path at its folder and
+// commits the record. A result the node had under the same key gives way
+// and its folder is removed, unless another node's record uses it. The
+// bytes read to hash it are added to read.
+func (a *Applier) publish(dec *plan.Decision, entry string, r *kind.Result, start time.Time, took time.Duration, logPath string, read *atomic.Int64) error {
 	d := a.Decider
 	n := dec.Node
 	if r == nil {
@@ -253,7 +287,7 @@ func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start 
 	digest := r.Digest
 	var outRecs []state.Output
 	if digest == "" {
-		if digest, outRecs, err = plan.OutputDigestRead(d.Store, d.Pipeline.Root, dec.Key, outs, d.Stat, read); err != nil {
+		if digest, outRecs, err = plan.OutputDigestRead(d.Store, d.Pipeline.Root, entry, outs, d.Stat, read); err != nil {
 			return fmt.Errorf("hashing the result: %w", err)
 		}
 	} else {
@@ -269,21 +303,19 @@ func (a *Applier) publish(dec *plan.Decision, dir string, r *kind.Result, start 
 	}
 	rec := &state.Record{
 		Addr: n.Addr.String(), Kind: dec.Kind.Name(), Key: key, KeyLines: keyLines,
-		Digest: digest, Entry: dec.Key, Outputs: outRecs, Attrs: attrs,
+		Digest: digest, Entry: entry, Outputs: outRecs, Attrs: attrs,
 		Started: start.UTC(), Duration: took, Resources: n.Meta.Resources,
 		Log: relPath(d.Pipeline.Root, logPath), Host: a.Options.Host, KilnVersion: a.Options.Version,
 	}
-	if err := d.Store.Complete(state.EntryMeta{Key: dec.Key, Digest: digest, Addr: rec.Addr, Created: time.Now().UTC(), Record: rec}); err != nil {
-		return fmt.Errorf("publishing the result: %w", err)
-	}
-	if rec.Key == dec.Key {
-		d.Records.Put(rec)
-	}
-	if err := d.Store.Link(n.Addr.FileName(), dec.Key); err != nil {
+	if err := d.Store.Link(n.Addr.FileName(), entry); err != nil {
 		return fmt.Errorf("publishing the result: %w", err)
 	}
 	if err := a.Writer.Commit(rec); err != nil {
 		return err
+	}
+	d.Records.Put(rec)
+	if old := dec.Record; old.Good() && old.Key == rec.Key && old.Entry != entry && state.ValidEntry(old.Entry) && !a.Writer.Referenced(old.Entry) {
+		_ = d.Store.RemoveRun(old.Entry)
 	}
 	value := d.ValueAfter(&plan.Decision{Node: n, Kind: dec.Kind, KindNode: dec.KindNode, Action: plan.Restore, Restore: rec})
 	a.vals.Set(n.Addr, value)
@@ -315,8 +347,9 @@ func keepPins(k kind.Kind, unpinned *kind.Node, r *kind.Result) *kind.Result {
 	return r
 }
 
-// recordFailure keeps the node's last good result and notes the failure.
-func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath string) {
+// recordFailure keeps the node's last good result and notes the failure,
+// with the run folder kept to resume in, if any.
+func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath, kept string) {
 	var rec state.Record
 	if dec.Record != nil {
 		rec = *dec.Record
@@ -328,7 +361,7 @@ func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath string) {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	}
-	rec.Failure = &state.Failure{Key: dec.Key, Error: err.Error(), ExitCode: code, At: time.Now().UTC(), Log: relPath(a.Decider.Pipeline.Root, logPath)}
+	rec.Failure = &state.Failure{Key: dec.Key, Error: err.Error(), ExitCode: code, At: time.Now().UTC(), Log: relPath(a.Decider.Pipeline.Root, logPath), Entry: kept}
 	_ = a.Writer.Commit(&rec)
 }
 

@@ -1,13 +1,19 @@
 package state
 
-// Snapshot returns a copy of the state whose record map is not shared, for
+import "maps"
+
+// Snapshot returns a copy of the state whose maps are not shared, for
 // readers that must not see an apply's concurrent commits. Records
 // themselves are shared: committed records are never modified in place.
 func (s *State) Snapshot() *State {
 	c := *s
-	c.Records = make(map[string]*Record, len(s.Records))
-	for k, v := range s.Records {
-		c.Records[k] = v
+	c.Records = maps.Clone(s.Records)
+	c.History = maps.Clone(s.History)
+	if c.Records == nil {
+		c.Records = map[string]*Record{}
+	}
+	if c.History == nil {
+		c.History = map[string]*Record{}
 	}
 	return &c
 }

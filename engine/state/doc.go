@@ -5,30 +5,45 @@
 //
 // Layout of the state folder dir:
 //
-//	dir/state.json         snapshot: {"version":1,"lineage":…,"serial":N,"records":[…]}
-//	dir/state.json.backup  the snapshot before the last compaction
-//	dir/state.journal      records committed by an apply not yet compacted
-//	dir/lock               flock(2) target; holds the holder's pid, host, start, command
-//	dir/store/<key>/       output folder of one run, named by the node key
-//	dir/store/<key>.json   entry metadata and the full record of the run; present
-//	                       only once the run succeeded
-//	dir/out/<FileName>     symlink to ../store/<key>: a node's stable output path
+//	dir/state.json          snapshot: {"version":2,"lineage":…,"serial":N,"records":[…],"history":[…]}
+//	dir/state.json.backup   the snapshot before the last compaction
+//	dir/state.journal       records committed by an apply not yet compacted
+//	dir/lock                flock(2) target; holds the holder's pid, host, start, command
+//	dir/store/<sh>/<key>/<run>/  the folder of one run of a node, sh = key[:2]
+//	dir/out/<FileName>      symlink to ../store/<sh>/<key>/<run>: a node's stable output path
+//	dir/tmp/                temporary links; emptied when the lock is taken
+//	dir/running             the runs an apply has in progress and their process
+//	                        groups (RunLog); removed when the apply ends
 //
-// Invariants. The snapshot and its backup are written atomically (temp file
+// Records name their result's run folder as Record.Entry = "KEY/RUN". A node
+// record points at the node's current result; History keeps, by key, the
+// records of earlier results still in the store, which a revert restores.
+//
+// Invariants. Every run builds in a folder of its own, made fresh and never
+// moved, renamed or reused; the store writes no metadata of its own. A run
+// folder is a result exactly when a record names it, and a record is
+// committed only after its run succeeded and was hashed, so an incomplete
+// folder is never a result, and a failed or interrupted run — also one
+// under the key of a good result (-replace, always_run, a repair) — never
+// touches the good result. The stable link is switched to a new result by
+// one rename; the result it pointed at stays until no record names it.
+//
+// The snapshot and its backup are written atomically (temp file
 // in the same folder, fsync, rename, fsync of the folder), so a crash leaves
 // either the old or the new content. What can be recomputed is written
 // without fsync, so that an apply of many quick nodes is not paced by the
-// disk: store metadata is written in place (a torn file is invalid JSON and
-// reads as an incomplete entry), a stable link is replaced by rename (a lost
-// one is found by the next plan and linked again), and journal writes are
-// batched to at most one fsync every 20 ms. Load never writes and never panics: a damaged
+// disk: a stable link is made or replaced without fsync (a lost one is found
+// by the next plan and linked again), and journal writes are batched to at
+// most one fsync every 20 ms. Load never writes and never panics: a damaged
 // snapshot is reported as a *CorruptError and left byte-for-byte as it was. A
 // journal line carries its own checksum; only the last line may be torn by a
 // crash and is then ignored. The journal starts with the lineage and serial of
 // the snapshot it extends, so replay after a crash during compaction is
-// recognised and skipped. A store entry is complete exactly when its metadata
-// file is present and valid; an incomplete folder is never a result, and
-// Remove deletes the metadata before the folder.
+// recognised and skipped. The run journal is written without fsync (it must
+// survive kiln, not the machine); the next command taking the lock stops what
+// its unended runs left running and clears it. Records of format version 1 name entries of the
+// earlier store layout (dir/store/<key>); they are never taken for a result
+// (ValidEntry), and kiln gc removes what that layout left.
 //
 // Locking. An apply holds the Lock (an OS file lock the kernel releases when
 // the process dies) for as long as it uses a Writer; at most one Writer exists

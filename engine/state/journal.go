@@ -13,8 +13,9 @@ import (
 
 // A journal is a sequence of lines "<crc32c of JSON, 8 hex digits> <JSON>\n".
 // The first entry is a "begin" naming the lineage and serial of the snapshot
-// the journal extends; then "put" and "delete" entries in commit order. Each
-// entry sets a final value, so replaying a journal twice is harmless.
+// the journal extends; then "put", "delete" and "drop" (a history record
+// whose run folder gc removed) entries in commit order. Each entry sets a
+// final value, so replaying a journal twice is harmless.
 type journalEntry struct {
 	Op      string  `json:"op"` // opBegin, opPut, opDelete
 	Version int     `json:"version,omitempty"`
@@ -22,12 +23,14 @@ type journalEntry struct {
 	Serial  uint64  `json:"serial,omitempty"`
 	Record  *Record `json:"record,omitempty"`
 	Addr    string  `json:"addr,omitempty"`
+	Key     string  `json:"key,omitempty"`
 }
 
 const (
 	opBegin  = "begin"
 	opPut    = "put"
 	opDelete = "delete"
+	opDrop   = "drop"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -65,7 +68,9 @@ func decodeJournalLine(line []byte) (journalEntry, error) {
 		return e, errors.New("put without a record address")
 	case e.Op == opDelete && e.Addr == "":
 		return e, errors.New("delete without an address")
-	case e.Op != opBegin && e.Op != opPut && e.Op != opDelete:
+	case e.Op == opDrop && e.Key == "":
+		return e, errors.New("drop without a key")
+	case e.Op != opBegin && e.Op != opPut && e.Op != opDelete && e.Op != opDrop:
 		return e, fmt.Errorf("unknown operation %q", e.Op)
 	}
 	return e, nil
@@ -144,9 +149,11 @@ func replayJournal(path string, data []byte, s *State, snapshotExists bool) (boo
 	for _, e := range entries[1:] {
 		switch e.Op {
 		case opPut:
-			s.Records[e.Record.Addr] = e.Record
+			s.put(e.Record)
 		case opDelete:
-			delete(s.Records, e.Addr)
+			s.remove(e.Addr)
+		case opDrop:
+			s.drop(e.Key)
 		default:
 			continue
 		}

@@ -12,14 +12,18 @@ import (
 )
 
 // The stable output path of a node is dir/out/<FileName>, a symlink with
-// the relative target ../store/<key>, so the state folder can be moved.
+// the relative target ../store/<shard>/<key>/<run>, so the state folder can
+// be moved.
 
 func (s *Store) outDir() string { return filepath.Join(s.dir, "out") }
 
 // OutPath is the stable output path dir/out/<fileName>.
 func (s *Store) OutPath(fileName string) string { return filepath.Join(s.outDir(), fileName) }
 
-func linkTarget(key string) string { return "../store/" + key }
+func linkTarget(entry string) string {
+	key, run, _ := ParseEntry(entry)
+	return "../store/" + shard(key) + "/" + key + "/" + run
+}
 
 // checkFileName rejects names that are not one plain path element; names
 // starting with '.' are kept for temporary links.
@@ -30,37 +34,47 @@ func checkFileName(name string) error {
 	return nil
 }
 
-// Link atomically points the stable path of fileName at key's entry: a
-// symlink made under a temporary name is renamed over the old one, so
-// readers see the old or the new target, never none.
-func (s *Store) Link(fileName, key string) error {
+// Link atomically points the stable path of fileName at entry's run folder:
+// the first link is made in place (one symlink call); a link that exists is
+// replaced by a symlink made under a temporary name in dir/tmp and renamed
+// over it, so readers see the old or the new target, never none. Neither is
+// fsynced: a link lost to a power cut is found by the next plan's drift check
+// and made again.
+func (s *Store) Link(fileName, entry string) error {
 	if err := checkFileName(fileName); err != nil {
 		return err
 	}
-	if err := checkKey(key); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(s.outDir(), 0o755); err != nil {
-		return fmt.Errorf("creating output links folder: %w", err)
+	if !ValidEntry(entry) {
+		return fmt.Errorf("linking %s: invalid store entry %q", fileName, entry)
 	}
 	dst := s.OutPath(fileName)
-	fi, err := os.Lstat(dst)
-	if err == nil && fi.Mode()&fs.ModeSymlink == 0 {
-		return fmt.Errorf("linking %s: it exists and is not a symlink made by kiln; move it away and run again", dst)
-	}
-	// The first link is made in place; replacing one goes through a
-	// temporary name, so readers never see the path missing. Neither is
-	// fsynced: a link lost to a power cut is found by the next plan's drift
-	// check and made again.
+	target := linkTarget(entry)
+	err := os.Symlink(target, dst)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.Symlink(linkTarget(key), dst); err == nil {
-			return nil
+		if err = os.MkdirAll(s.outDir(), 0o755); err != nil {
+			return fmt.Errorf("creating output links folder: %w", err)
 		}
+		err = os.Symlink(target, dst)
+	}
+	if err == nil || !errors.Is(err, fs.ErrExist) {
+		if err != nil {
+			return fmt.Errorf("linking %s: %w", dst, err)
+		}
+		return nil
+	}
+	if fi, err := os.Lstat(dst); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+		return fmt.Errorf("linking %s: it exists and is not a symlink made by kiln; move it away and run again", dst)
 	}
 	var rnd [8]byte
 	rand.Read(rnd[:])
-	tmp := filepath.Join(s.outDir(), "."+fileName+".tmp-"+hex.EncodeToString(rnd[:]))
-	if err := os.Symlink(linkTarget(key), tmp); err != nil {
+	tmp := filepath.Join(s.tmpDir(), fileName+".link-"+hex.EncodeToString(rnd[:]))
+	err = os.Symlink(target, tmp)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(s.tmpDir(), 0o755); err == nil {
+			err = os.Symlink(target, tmp)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("linking %s: %w", dst, err)
 	}
 	if err := os.Rename(tmp, dst); err != nil {
@@ -70,9 +84,9 @@ func (s *Store) Link(fileName, key string) error {
 	return nil
 }
 
-// Linked returns the key the stable path of fileName points at, if it is a
-// link into the store.
-func (s *Store) Linked(fileName string) (key string, ok bool) {
+// Linked returns the entry the stable path of fileName points at, if it is
+// a link into the store in the current layout.
+func (s *Store) Linked(fileName string) (entry string, ok bool) {
 	if checkFileName(fileName) != nil {
 		return "", false
 	}
@@ -80,11 +94,16 @@ func (s *Store) Linked(fileName string) (key string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	key, found := strings.CutPrefix(target, "../store/")
-	if !found || checkKey(key) != nil {
+	rest, found := strings.CutPrefix(target, "../store/")
+	if !found {
 		return "", false
 	}
-	return key, true
+	sh, entry, found := strings.Cut(rest, "/")
+	key, _, ok := ParseEntry(entry)
+	if !found || !ok || shard(key) != sh {
+		return "", false
+	}
+	return entry, true
 }
 
 // Unlink removes the stable path of fileName. A missing link is not an

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -53,7 +54,41 @@ func AcquireLock(dir string, h Holder) (*Lock, error) {
 		f.Close() // closing the last descriptor releases the lock
 		return nil, fmt.Errorf("recording the apply lock holder in %s: %w", path, err)
 	}
+	removeStaleTemps(dir)
 	return &Lock{file: f}, nil
+}
+
+// staleAfter is how old a temporary file of the cache folder must be to be
+// taken for a leftover: commands that hold no lock (plan) write there.
+const staleAfter = 10 * time.Minute
+
+// removeStaleTemps removes temporary files a killed kiln left: those of the
+// state files and links, which only the lock's holder writes, and old ones
+// of the cache folder.
+func removeStaleTemps(dir string) {
+	isTemp := func(name string) bool {
+		return strings.HasPrefix(name, ".") && (strings.Contains(name, ".tmp-") || strings.HasSuffix(name, ".tmp"))
+	}
+	if des, err := os.ReadDir(dir); err == nil {
+		for _, de := range des {
+			if isTemp(de.Name()) && !de.IsDir() {
+				os.Remove(filepath.Join(dir, de.Name()))
+			}
+		}
+	}
+	if des, err := os.ReadDir(filepath.Join(dir, tmpName)); err == nil {
+		for _, de := range des {
+			os.RemoveAll(filepath.Join(dir, tmpName, de.Name()))
+		}
+	}
+	cache := filepath.Join(dir, "cache")
+	if des, err := os.ReadDir(cache); err == nil {
+		for _, de := range des {
+			if fi, err := de.Info(); err == nil && isTemp(de.Name()) && !de.IsDir() && time.Since(fi.ModTime()) > staleAfter {
+				os.Remove(filepath.Join(cache, de.Name()))
+			}
+		}
+	}
 }
 
 // Release clears the holder details and releases the lock. The lock file

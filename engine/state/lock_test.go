@@ -127,3 +127,36 @@ func TestLockReleasedWhenHolderKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLockRemovesStaleTemps: temporary files a killed kiln left while it
+// wrote the snapshot or replaced a link are removed once the lock is taken;
+// recent ones in the cache folder, which plan writes without the lock, stay.
+func TestLockRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	stale := []string{".state.json.tmp-123", ".state.json.backup.tmp", "tmp/exec.a.link-0011"}
+	keep := []string{"state.json", "cache/.stat.tmp-9", "cache/stat", "out/exec.a"}
+	for _, n := range append(append([]string{}, stale...), keep...) {
+		writeFile(t, filepath.Join(dir, n), "x")
+	}
+	old := filepath.Join(dir, "cache/.quick.tmp-1")
+	writeFile(t, old, "x")
+	hour := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(old, hour, hour); err != nil {
+		t.Fatal(err)
+	}
+	l, err := AcquireLock(dir, Holder{PID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	for _, n := range append(stale, "cache/.quick.tmp-1") {
+		if _, err := os.Lstat(filepath.Join(dir, n)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s survived taking the lock: %v", n, err)
+		}
+	}
+	for _, n := range keep {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s was removed: %v", n, err)
+		}
+	}
+}

@@ -20,7 +20,7 @@ type Record struct {
 	Key         string            `json:"key"` // hex
 	KeyLines    []string          `json:"key_lines"`
 	Digest      string            `json:"digest"`          // hex
-	Entry       string            `json:"entry,omitempty"` // store entry name (the key hex) holding the outputs
+	Entry       string            `json:"entry,omitempty"` // the run folder holding the outputs, "KEY/RUN" (see Store)
 	Outputs     []Output          `json:"outputs,omitempty"`
 	Attrs       map[string]string `json:"attrs,omitempty"` // kind-specific values learned when built
 	Started     time.Time         `json:"started"`
@@ -29,6 +29,10 @@ type Record struct {
 	Log         string            `json:"log,omitempty"`
 	Host        string            `json:"host,omitempty"`
 	KilnVersion string            `json:"kiln_version,omitempty"`
+	// File is the pipeline file, relative to the pipeline folder, that
+	// declares the node: an apply of another pipeline file sharing the
+	// state folder leaves the record alone.
+	File string `json:"file,omitempty"`
 	// Failure is the last unsuccessful attempt, if the latest run failed;
 	// the fields above keep the last good result.
 	Failure *Failure `json:"failure,omitempty"`
@@ -41,6 +45,9 @@ type Failure struct {
 	ExitCode int       `json:"exit_code"`
 	At       time.Time `json:"at"`
 	Log      string    `json:"log,omitempty"`
+	// Entry is the run folder the failed run left, kept for a resumable
+	// node to resume in; empty when it was removed.
+	Entry string `json:"entry,omitempty"`
 }
 
 // Good reports whether the record holds a successful result.

@@ -10,15 +10,18 @@ import (
 	"sync/atomic"
 )
 
-// The snapshot is JSON with one record per line, sorted by address, so it is
-// deterministic, readable and diffable, and a large one is decoded in
-// parallel:
+// The snapshot is JSON with one record per line, records sorted by address
+// and history by key, so it is deterministic, readable and diffable, and a
+// large one is decoded in parallel:
 //
-//	{"version":1,"lineage":"…","serial":N,"records":[
+//	{"version":2,"lineage":"…","serial":N,"records":[
 //	{"addr":"exec.a",…},
 //	{"addr":"exec.b",…}
+//	],"history":[
+//	{"addr":"exec.a","key":…}
 //	]}
 //
+// Version 1 had no history: its last line is "]}" right after the records.
 // Any other valid JSON of the same shape (a hand-edited file) is read too,
 // by the slower generic decoder.
 type snapshot struct {
@@ -26,7 +29,10 @@ type snapshot struct {
 	Lineage string    `json:"lineage"`
 	Serial  uint64    `json:"serial"`
 	Records []*Record `json:"records"`
+	History []*Record `json:"history,omitempty"`
 }
+
+const historyLine = `],"history":[`
 
 // encodeSnapshot returns the snapshot of s with the given serial.
 func encodeSnapshot(s *State, serial uint64) ([]byte, error) {
@@ -48,6 +54,20 @@ func encodeSnapshot(s *State, serial uint64) ([]byte, error) {
 		buf.Write(line)
 	}
 	if len(s.Records) > 0 {
+		buf.WriteByte('\n')
+	}
+	buf.WriteString(historyLine + "\n")
+	for i, r := range s.SortedHistory() {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return nil, fmt.Errorf("encoding state history %s: %w", r.Key, err)
+		}
+		if i > 0 {
+			buf.WriteString(",\n")
+		}
+		buf.Write(line)
+	}
+	if len(s.History) > 0 {
 		buf.WriteByte('\n')
 	}
 	buf.WriteString("]}\n")
@@ -80,7 +100,7 @@ func decodeSnapshot(path string, data []byte) (*State, error) {
 		return nil, corrupt("no lineage", nil)
 	}
 	s := &State{Version: snap.Version, Lineage: snap.Lineage, Serial: snap.Serial,
-		Records: make(map[string]*Record, len(snap.Records))}
+		Records: make(map[string]*Record, len(snap.Records)), History: make(map[string]*Record, len(snap.History))}
 	for i, r := range snap.Records {
 		if r == nil || r.Addr == "" {
 			return nil, corrupt(fmt.Sprintf("record %d has no address", i+1), nil)
@@ -89,6 +109,12 @@ func decodeSnapshot(path string, data []byte) (*State, error) {
 			return nil, corrupt(fmt.Sprintf("record %s appears twice", r.Addr), nil)
 		}
 		s.Records[r.Addr] = r
+	}
+	for i, r := range snap.History {
+		if r == nil || r.Key == "" {
+			return nil, corrupt(fmt.Sprintf("history record %d has no key", i+1), nil)
+		}
+		s.History[r.Key] = r
 	}
 	return s, nil
 }
@@ -110,23 +136,40 @@ func decodeLines(data []byte) (snap snapshot, ok bool) {
 		return snap, false
 	}
 	body := lines[1 : len(lines)-1]
+	var history [][]byte
 	for i, l := range body {
-		if i < len(body)-1 {
-			var comma bool
-			if l, comma = bytes.CutSuffix(l, []byte{','}); !comma {
-				return snap, false
-			}
-			body[i] = l
-		}
-		if len(l) < 2 || l[0] != '{' || l[len(l)-1] != '}' {
-			return snap, false
+		if string(l) == historyLine {
+			body, history = body[:i], body[i+1:]
+			break
 		}
 	}
+	if !recordLines(body) || !recordLines(history) {
+		return snap, false
+	}
 	snap.Records = make([]*Record, len(body))
-	if !decodeRecords(body, snap.Records) {
+	snap.History = make([]*Record, len(history))
+	if !decodeRecords(body, snap.Records) || !decodeRecords(history, snap.History) {
 		return snap, false
 	}
 	return snap, true
+}
+
+// recordLines checks that lines are JSON objects separated by commas, and
+// strips the commas.
+func recordLines(lines [][]byte) bool {
+	for i, l := range lines {
+		if i < len(lines)-1 {
+			var comma bool
+			if l, comma = bytes.CutSuffix(l, []byte{','}); !comma {
+				return false
+			}
+			lines[i] = l
+		}
+		if len(l) < 2 || l[0] != '{' || l[len(l)-1] != '}' {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeRecords decodes lines[i] into recs[i], spread over the CPUs.

@@ -34,7 +34,7 @@ func ReadStamp(dir string) (lineage string, serial uint64, ok bool) {
 		Lineage string `json:"lineage"`
 		Serial  uint64 `json:"serial"`
 	}
-	if json.Unmarshal([]byte(strings.TrimSuffix(head, ",")+"}"), &h) != nil || h.Version != FormatVersion || h.Lineage == "" {
+	if json.Unmarshal([]byte(strings.TrimSuffix(head, ",")+"}"), &h) != nil || h.Version < 1 || h.Version > FormatVersion || h.Lineage == "" {
 		return "", 0, false
 	}
 	return h.Lineage, h.Serial, true

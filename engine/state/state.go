@@ -13,8 +13,10 @@ import (
 )
 
 // FormatVersion is the version of the snapshot and journal format this kiln
-// reads and writes.
-const FormatVersion = 1
+// writes. It reads every version from 1 on: records of version 1 name store
+// entries of the earlier store layout, which are treated as missing results
+// (rebuilt, never used).
+const FormatVersion = 2
 
 const (
 	snapshotName = "state.json"
@@ -29,11 +31,76 @@ type State struct {
 	Lineage string             // random id made when the state is first created
 	Serial  uint64             // bumped by every apply that commits anything
 	Records map[string]*Record // by Addr
+	// History holds, by key, the records of earlier results still in the
+	// store that no node's record points at any more: what a revert
+	// restores. A record leaves it when a node's record takes its key again
+	// or kiln gc removes its run folder.
+	History map[string]*Record
 }
 
 // newState returns an empty state with a fresh lineage.
 func newState() *State {
-	return &State{Version: FormatVersion, Lineage: newLineage(), Records: map[string]*Record{}}
+	return &State{Version: FormatVersion, Lineage: newLineage(), Records: map[string]*Record{}, History: map[string]*Record{}}
+}
+
+// put makes r the record of r.Addr. The record it replaces goes to History
+// when it held a result in another run folder under another key, so that
+// result can still be restored.
+func (s *State) put(r *Record) {
+	old := s.Records[r.Addr]
+	s.Records[r.Addr] = r
+	if r.Good() && r.Key != "" {
+		delete(s.History, r.Key)
+	}
+	if old != nil && old.Entry != r.Entry && old.Key != r.Key {
+		s.retire(old)
+	}
+}
+
+// remove forgets the record of addr, keeping its result in History; it
+// reports whether there was one.
+func (s *State) remove(addr string) bool {
+	old, ok := s.Records[addr]
+	if !ok {
+		return false
+	}
+	delete(s.Records, addr)
+	s.retire(old)
+	return true
+}
+
+func (s *State) retire(old *Record) {
+	if !old.Good() || old.Key == "" || !ValidEntry(old.Entry) {
+		return
+	}
+	h := old.clone()
+	h.Failure = nil
+	s.History[old.Key] = h
+}
+
+// Referenced reports whether a record or a history record names entry as
+// its result, or a failure keeps it to resume in.
+func (s *State) Referenced(entry string) bool {
+	for _, r := range s.Records {
+		if r.Entry == entry || r.Failure != nil && r.Failure.Entry == entry {
+			return true
+		}
+	}
+	for _, r := range s.History {
+		if r.Entry == entry {
+			return true
+		}
+	}
+	return false
+}
+
+// drop removes key's record from History; it reports whether there was one.
+func (s *State) drop(key string) bool {
+	if _, ok := s.History[key]; !ok {
+		return false
+	}
+	delete(s.History, key)
+	return true
 }
 
 func newLineage() string {
@@ -98,5 +165,15 @@ func (s *State) Sorted() []*Record {
 		recs = append(recs, r)
 	}
 	slices.SortFunc(recs, func(a, b *Record) int { return strings.Compare(a.Addr, b.Addr) })
+	return recs
+}
+
+// SortedHistory returns the records of History ordered by key.
+func (s *State) SortedHistory() []*Record {
+	recs := make([]*Record, 0, len(s.History))
+	for _, r := range s.History {
+		recs = append(recs, r)
+	}
+	slices.SortFunc(recs, func(a, b *Record) int { return strings.Compare(a.Key, b.Key) })
 	return recs
 }

@@ -192,7 +192,7 @@ func TestSnapshotDeterministic(t *testing.T) {
 		t.Fatal("the same state encoded to different snapshots")
 	}
 	lines := bytes.Split(da, []byte("\n"))
-	if got, want := string(lines[0]), `{"version":1,"lineage":"l","serial":7,"records":[`; got != want {
+	if got, want := string(lines[0]), `{"version":2,"lineage":"l","serial":7,"records":[`; got != want {
 		t.Errorf("first line %q, want %q", got, want)
 	}
 	if !bytes.Contains(lines[1], []byte(`"addr":"exec.sweep[\"cfg-00000\"]"`)) {

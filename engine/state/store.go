@@ -1,7 +1,8 @@
 package state
 
 import (
-	"encoding/json"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,30 +10,22 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
+	"syscall"
 )
 
-// ErrEntryComplete is returned by Store.Begin when the key already has a
-// complete entry: the caller restores it instead of running again.
-var ErrEntryComplete = errors.New("store entry is already complete")
-
-// Store holds the output folders of runs by key, under dir/store. An entry is
-// complete when its metadata file dir/store/<key>.json is present and valid;
-// a folder without one is an incomplete (failed, interrupted or running) run.
+// Store holds the run folders of nodes under dir/store. Every run gets a
+// folder of its own, dir/store/<key[:2]>/<key>/<run>, made fresh and never
+// moved or reused: a venv or a CMake build that embeds its own path keeps
+// working, and a process left over from a killed run can only write into
+// that run's folder. The two-character shard spreads the store's folders,
+// so runs of many nodes do not all create entries in one directory.
+//
+// The store itself records nothing about its folders: which run is a
+// node's result is the state's business (Record.Entry), so publishing a
+// result costs no metadata file. A run folder that no record names is
+// garbage — a failed, interrupted or superseded run — and kiln gc removes it.
 type Store struct {
 	dir string // the state folder
-}
-
-// EntryMeta describes a complete store entry.
-type EntryMeta struct {
-	Key     string    `json:"key"`
-	Digest  string    `json:"digest"`
-	Addr    string    `json:"addr"`
-	Created time.Time `json:"created"`
-	Size    int64     `json:"size"`
-	// Record is the full record of the run that made the entry, so a
-	// revert restores everything it knew (attributes, outputs, exports).
-	Record *Record `json:"record,omitempty"`
 }
 
 // OpenStore returns the store of the state folder dir. Nothing is created
@@ -41,15 +34,57 @@ func OpenStore(dir string) *Store { return &Store{dir: dir} }
 
 func (s *Store) root() string { return filepath.Join(s.dir, "store") }
 
-// EntryPath is the folder of key's entry: dir/store/<key>.
-func (s *Store) EntryPath(key string) string { return filepath.Join(s.root(), key) }
+// Root is the store folder, dir/store.
+func (s *Store) Root() string { return s.root() }
 
-func (s *Store) metaPath(key string) string { return filepath.Join(s.root(), key+".json") }
+// tmpDir holds temporary files of the state folder (links being replaced);
+// whatever is in it when the apply lock is taken is left from a crash.
+func (s *Store) tmpDir() string { return filepath.Join(s.dir, tmpName) }
 
-// checkKey rejects keys that are not one plain path element, so a key can
-// never name a file outside the store or one of its temporary or meta files.
+const tmpName = "tmp"
+
+// shard is the folder of the store that holds key's runs.
+func shard(key string) string { return key[:2] }
+
+// keyDir is the folder holding every run of key.
+func (s *Store) keyDir(key string) string {
+	return filepath.Join(s.root(), shard(key), key)
+}
+
+// Entry names one run folder: "KEY/RUN". Records keep it (Record.Entry), and
+// stable links point at it.
+func Entry(key, run string) string { return key + "/" + run }
+
+// ParseEntry splits an entry into its key and run name. Entries of the
+// store's earlier layout (a key alone) and anything else malformed are not
+// ok, so they are never taken for a result.
+func ParseEntry(entry string) (key, run string, ok bool) {
+	key, run, found := strings.Cut(entry, "/")
+	if !found || checkKey(key) != nil || checkRun(run) != nil {
+		return "", "", false
+	}
+	return key, run, true
+}
+
+// ValidEntry reports whether entry names a run folder in the current layout.
+func ValidEntry(entry string) bool {
+	_, _, ok := ParseEntry(entry)
+	return ok
+}
+
+// RunPath is the folder of entry; "" when the entry is malformed.
+func (s *Store) RunPath(entry string) string {
+	key, run, ok := ParseEntry(entry)
+	if !ok {
+		return ""
+	}
+	return filepath.Join(s.keyDir(key), run)
+}
+
+// checkKey rejects keys that are not one plain path element of at least
+// two characters (the shard), so a key never names a file outside the store.
 func checkKey(key string) error {
-	if key == "" || len(key) > 255 || key[0] == '.' || strings.HasSuffix(key, ".json") {
+	if len(key) < 2 || len(key) > 200 || key[0] == '.' {
 		return fmt.Errorf("invalid store key %q", key)
 	}
 	for _, c := range key {
@@ -60,155 +95,160 @@ func checkKey(key string) error {
 	return nil
 }
 
-// Meta returns the metadata of key's entry if the entry is complete: its
-// metadata file is valid and names key, and its folder exists. Anything else
-// is a miss, never an error.
-func (s *Store) Meta(key string) (*EntryMeta, bool) {
-	if checkKey(key) != nil {
-		return nil, false
+// checkRun accepts the run names NewRun makes: 1 to 32 lowercase letters and
+// digits.
+func checkRun(run string) error {
+	if run == "" || len(run) > 32 {
+		return fmt.Errorf("invalid run name %q", run)
 	}
-	data, err := os.ReadFile(s.metaPath(key))
-	if err != nil {
-		return nil, false
-	}
-	var m EntryMeta
-	if json.Unmarshal(data, &m) != nil || m.Key != key {
-		return nil, false
-	}
-	if fi, err := os.Lstat(s.EntryPath(key)); err != nil || !fi.IsDir() {
-		return nil, false
-	}
-	return &m, true
-}
-
-// Begin prepares the folder for a run of key. An incomplete folder left by an
-// earlier run is kept when resumable (resumed is true) and otherwise removed
-// and made anew. A complete entry is never touched: the error wraps
-// ErrEntryComplete.
-func (s *Store) Begin(key string, resumable bool) (path string, resumed bool, err error) {
-	if err := checkKey(key); err != nil {
-		return "", false, err
-	}
-	if _, ok := s.Meta(key); ok {
-		return "", false, fmt.Errorf("starting a run in %s: %w; restore it instead", s.EntryPath(key), ErrEntryComplete)
-	}
-	path = s.EntryPath(key)
-	// A metadata file that did not make the entry complete is stale.
-	if err := os.Remove(s.metaPath(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", false, fmt.Errorf("removing stale store metadata: %w", err)
-	}
-	fi, err := os.Lstat(path)
-	switch {
-	case err == nil && fi.IsDir() && resumable:
-		return path, true, nil
-	case err == nil:
-		if err := removeTree(path); err != nil {
-			return "", false, fmt.Errorf("removing the incomplete run in %s: %w", path, err)
+	for _, c := range run {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return fmt.Errorf("invalid run name %q", run)
 		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return "", false, fmt.Errorf("preparing store entry: %w", err)
-	}
-	if err := os.MkdirAll(s.root(), 0o755); err != nil {
-		return "", false, fmt.Errorf("creating store: %w", err)
-	}
-	if err := os.Mkdir(path, 0o755); err != nil {
-		return "", false, fmt.Errorf("creating store entry: %w", err)
-	}
-	return path, false, nil
-}
-
-// Complete marks m.Key's entry complete by writing its metadata atomically.
-// The entry folder must exist. A zero Created is set to now. The entry's
-// own files are not fsynced (that would cost a full pass over large
-// outputs); after a power loss, the digest check of the next plan finds
-// damaged outputs and repairs them.
-func (s *Store) Complete(m EntryMeta) error {
-	if err := checkKey(m.Key); err != nil {
-		return err
-	}
-	if fi, err := os.Lstat(s.EntryPath(m.Key)); err != nil || !fi.IsDir() {
-		return fmt.Errorf("completing store entry %s: the folder is missing (call Begin first)", m.Key)
-	}
-	if m.Created.IsZero() {
-		m.Created = time.Now().UTC()
-	}
-	data, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("encoding store metadata: %w", err)
-	}
-	// Written in place, without a temporary file: a torn file is invalid
-	// JSON, which Meta reads as an incomplete entry, so the worst a crash
-	// can do is cost a rebuild.
-	if err := os.WriteFile(s.metaPath(m.Key), append(data, '\n'), 0o644); err != nil {
-		os.Remove(s.metaPath(m.Key))
-		return fmt.Errorf("completing store entry %s: %w", m.Key, err)
 	}
 	return nil
 }
 
-// Entries returns the complete entries, sorted by key.
-func (s *Store) Entries() ([]EntryMeta, error) {
-	names, err := s.list()
+func newRunName() string {
+	var b [5]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// NewRun makes a fresh, empty run folder for key and returns its entry and
+// path. In the common case it costs one mkdir (two for a key's first run).
+func (s *Store) NewRun(key string) (entry, path string, err error) {
+	if err := checkKey(key); err != nil {
+		return "", "", err
+	}
+	kd := s.keyDir(key)
+	for range 8 {
+		run := newRunName()
+		path = filepath.Join(kd, run)
+		err = os.Mkdir(path, 0o755)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err = os.MkdirAll(kd, 0o755); err == nil {
+				err = os.Mkdir(path, 0o755)
+			}
+		}
+		if err == nil {
+			return Entry(key, run), path, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	return "", "", fmt.Errorf("creating a run folder in %s: %s%w; %s", kd, spaceProblem(err), err, spaceAdvice(err))
+}
+
+// Exists reports whether entry's run folder is there.
+func (s *Store) Exists(entry string) bool {
+	p := s.RunPath(entry)
+	if p == "" {
+		return false
+	}
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
+// RemoveRun deletes entry's run folder, read-only files included, and the
+// key's folder once it holds no other run. A missing folder is not an error.
+func (s *Store) RemoveRun(entry string) error {
+	key, _, ok := ParseEntry(entry)
+	if !ok {
+		return fmt.Errorf("invalid store entry %q", entry)
+	}
+	if err := removeTree(s.RunPath(entry)); err != nil {
+		return fmt.Errorf("removing run folder %s: %w", entry, err)
+	}
+	// Fails harmlessly while other runs of the key remain.
+	if err := os.Remove(s.keyDir(key)); err != nil && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing store folder of %s: %w", key, err)
+	}
+	return nil
+}
+
+// Runs returns the entries of every run folder in the store, sorted.
+func (s *Store) Runs() ([]string, error) {
+	shards, err := readDirNames(s.root())
 	if err != nil {
 		return nil, err
 	}
-	var out []EntryMeta
-	for _, n := range names {
-		if m, ok := s.Meta(n); ok {
-			out = append(out, *m)
+	var out []string
+	for _, sh := range shards {
+		if len(sh) != 2 || checkKey(sh) != nil {
+			continue // see Strays
+		}
+		keys, err := readDirNames(filepath.Join(s.root(), sh))
+		if errors.Is(err, syscall.ENOTDIR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, key := range keys {
+			if checkKey(key) != nil || shard(key) != sh {
+				continue
+			}
+			runs, err := readDirNames(s.keyDir(key))
+			if errors.Is(err, syscall.ENOTDIR) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			for _, run := range runs {
+				if checkRun(run) == nil {
+					out = append(out, Entry(key, run))
+				}
+			}
 		}
 	}
+	slices.Sort(out)
 	return out, nil
 }
 
-// Incomplete returns the keys of folders that are not complete entries,
-// sorted.
-func (s *Store) Incomplete() ([]string, error) {
-	names, err := s.list()
+// Strays returns what lies in the store folder outside the layout — entries
+// of an earlier store layout, or files dropped there by hand — as paths
+// relative to the store folder, sorted.
+func (s *Store) Strays() ([]string, error) {
+	names, err := readDirNames(s.root())
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, n := range names {
-		if _, ok := s.Meta(n); !ok {
-			out = append(out, n)
+		fi, err := os.Lstat(filepath.Join(s.root(), n))
+		if err == nil && fi.IsDir() && len(n) == 2 && checkKey(n) == nil {
+			continue
 		}
+		out = append(out, n)
 	}
 	return out, nil
 }
 
-// list returns the keys of the entry folders in the store, sorted.
-func (s *Store) list() ([]string, error) {
-	des, err := os.ReadDir(s.root())
+// RemoveStray removes a path Strays returned.
+func (s *Store) RemoveStray(name string) error {
+	if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
+		return fmt.Errorf("invalid store path %q", name)
+	}
+	return removeTree(filepath.Join(s.root(), name))
+}
+
+// readDirNames lists a folder's names, sorted; a missing folder is empty.
+func readDirNames(dir string) ([]string, error) {
+	des, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("listing store: %w", err)
+		return nil, fmt.Errorf("listing %s: %w", dir, err)
 	}
-	var keys []string
-	for _, de := range des {
-		if de.IsDir() && checkKey(de.Name()) == nil {
-			keys = append(keys, de.Name())
-		}
+	names := make([]string, len(des))
+	for i, de := range des {
+		names[i] = de.Name()
 	}
-	slices.Sort(keys)
-	return keys, nil
-}
-
-// Remove deletes key's entry: first its metadata, so the entry is never seen
-// complete while half deleted, then its folder, read-only files included.
-func (s *Store) Remove(key string) error {
-	if err := checkKey(key); err != nil {
-		return err
-	}
-	if err := os.Remove(s.metaPath(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("removing store entry %s: %w", key, err)
-	}
-	if err := removeTree(s.EntryPath(key)); err != nil {
-		return fmt.Errorf("removing store entry %s: %w", key, err)
-	}
-	return nil
+	return names, nil
 }
 
 // removeTree removes path and everything below it, first making folders

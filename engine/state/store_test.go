@@ -4,8 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,117 +20,62 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-func TestStoreLifecycle(t *testing.T) {
+func TestNewRunGivesEveryRunItsOwnFolder(t *testing.T) {
 	dir := t.TempDir()
 	st := OpenStore(dir)
-	const key = "0a1b"
-	if _, ok := st.Meta(key); ok {
-		t.Fatal("Meta of an empty store reports a complete entry")
-	}
-	path, resumed, err := st.Begin(key, false)
-	if err != nil || resumed || path != filepath.Join(dir, "store", key) || path != st.EntryPath(key) {
-		t.Fatalf("Begin = %q, %v, %v", path, resumed, err)
-	}
-	writeFile(t, filepath.Join(path, "model.bin"), "weights")
-	if _, ok := st.Meta(key); ok {
-		t.Error("an entry without metadata is complete")
-	}
-	if inc, err := st.Incomplete(); err != nil || !cmp.Equal(inc, []string{key}) {
-		t.Errorf("Incomplete = %v, %v; want [%s]", inc, err, key)
-	}
-
-	created := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	want := EntryMeta{Key: key, Digest: "dd", Addr: "exec.a", Created: created, Size: 7}
-	if err := st.Complete(want); err != nil {
-		t.Fatal(err)
-	}
-	got, ok := st.Meta(key)
-	if !ok {
-		t.Fatal("Meta after Complete: not complete")
-	}
-	if diff := cmp.Diff(want, *got); diff != "" {
-		t.Errorf("Meta (-want +got):\n%s", diff)
-	}
-	if _, _, err := st.Begin(key, true); !errors.Is(err, ErrEntryComplete) {
-		t.Errorf("Begin on a complete entry = %v, want ErrEntryComplete", err)
-	}
-	if data, _ := os.ReadFile(filepath.Join(path, "model.bin")); string(data) != "weights" {
-		t.Error("Begin on a complete entry touched its files")
-	}
-	entries, err := st.Entries()
+	const key = "0a1b2c"
+	e1, p1, err := st.NewRun(key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]EntryMeta{want}, entries); diff != "" {
-		t.Errorf("Entries (-want +got):\n%s", diff)
-	}
-	if inc, _ := st.Incomplete(); len(inc) != 0 {
-		t.Errorf("Incomplete after Complete = %v", inc)
-	}
-}
-
-func TestBeginIncomplete(t *testing.T) {
-	for _, tc := range []struct {
-		resumable   bool
-		wantResumed bool
-		wantFile    bool
-	}{
-		{resumable: true, wantResumed: true, wantFile: true},
-		{resumable: false, wantResumed: false, wantFile: false},
-	} {
-		st := OpenStore(t.TempDir())
-		path, _, err := st.Begin("k1", tc.resumable)
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(path, "ckpt", "step-100"), "x") // interrupted run
-
-		path2, resumed, err := st.Begin("k1", tc.resumable)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, statErr := os.Stat(filepath.Join(path2, "ckpt", "step-100"))
-		if resumed != tc.wantResumed || (statErr == nil) != tc.wantFile || path2 != path {
-			t.Errorf("resumable=%v: resumed %v, checkpoint kept %v; want %v and %v", tc.resumable, resumed, statErr == nil, tc.wantResumed, tc.wantFile)
-		}
-		if fi, err := os.Stat(path2); err != nil || !fi.IsDir() {
-			t.Errorf("resumable=%v: no entry folder after Begin: %v", tc.resumable, err)
-		}
-	}
-}
-
-func TestInvalidMetaIsIncomplete(t *testing.T) {
-	dir := t.TempDir()
-	st := OpenStore(dir)
-	for key, meta := range map[string]string{
-		"garbage":  "{not json",
-		"otherkey": `{"key":"someone-else","digest":"d"}`,
-		"nofolder": `{"key":"nofolder","digest":"d"}`,
-	} {
-		if key != "nofolder" {
-			if _, _, err := st.Begin(key, false); err != nil {
-				t.Fatal(err)
-			}
-		}
-		writeFile(t, filepath.Join(dir, "store", key+".json"), meta)
-		if _, ok := st.Meta(key); ok {
-			t.Errorf("%s: invalid metadata counted as complete", key)
-		}
-	}
-	if inc, _ := st.Incomplete(); !cmp.Equal(inc, []string{"garbage", "otherkey"}) {
-		t.Errorf("Incomplete = %v", inc)
-	}
-	if _, _, err := st.Begin("garbage", true); err != nil {
+	e2, p2, err := st.NewRun(key)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "store", "garbage.json")); !errors.Is(err, os.ErrNotExist) {
-		t.Error("Begin kept stale metadata, which could mark an unfinished run complete")
+	if e1 == e2 || p1 == p2 {
+		t.Fatalf("two runs share a folder: %s %s", e1, e2)
+	}
+	for _, tc := range []struct{ entry, path string }{{e1, p1}, {e2, p2}} {
+		k, run, ok := ParseEntry(tc.entry)
+		if !ok || k != key {
+			t.Errorf("ParseEntry(%q) = %q, %q, %v", tc.entry, k, run, ok)
+		}
+		if want := filepath.Join(dir, "store", "0a", key, run); tc.path != want || st.RunPath(tc.entry) != want {
+			t.Errorf("run path %q (RunPath %q), want %q", tc.path, st.RunPath(tc.entry), want)
+		}
+		if !st.Exists(tc.entry) {
+			t.Errorf("%s does not exist after NewRun", tc.entry)
+		}
+	}
+	runs, err := st.Runs()
+	want := []string{e1, e2}
+	if e2 < e1 {
+		want = []string{e2, e1}
+	}
+	if err != nil || !cmp.Equal(runs, want) {
+		t.Errorf("Runs = %v, %v; want %v", runs, err, want)
+	}
+	writeFile(t, filepath.Join(p1, "model.bin"), "weights")
+	if err := st.RemoveRun(e2); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(p1, "model.bin")); string(data) != "weights" {
+		t.Error("removing one run touched another run of the same key")
+	}
+	if err := st.RemoveRun(e1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "store", "0a", key)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the key's folder outlived its last run: %v", err)
+	}
+	if err := st.RemoveRun(e1); err != nil {
+		t.Errorf("RemoveRun of a missing run = %v, want nil", err)
 	}
 }
 
 func TestRemoveReadOnlyTree(t *testing.T) {
 	st := OpenStore(t.TempDir())
-	path, _, err := st.Begin("k", false)
+	entry, path, err := st.NewRun("kk")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,48 +88,69 @@ func TestRemoveReadOnlyTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := st.Complete(EntryMeta{Key: "k"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Remove("k"); err != nil {
+	if err := st.RemoveRun(entry); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("entry folder still there: %v", err)
-	}
-	if _, ok := st.Meta("k"); ok {
-		t.Error("removed entry still complete")
+		t.Errorf("run folder still there: %v", err)
 	}
 	if _, err := os.Stat("/etc"); err != nil {
-		t.Errorf("Remove followed a symlink: %v", err)
-	}
-	if err := st.Remove("k"); err != nil {
-		t.Errorf("Remove of a missing entry = %v, want nil", err)
+		t.Errorf("RemoveRun followed a symlink: %v", err)
 	}
 }
 
 func TestInvalidNames(t *testing.T) {
 	st := OpenStore(t.TempDir())
-	for _, key := range []string{"", "..", "../x", "a/b", ".tmp", "k.json", "a b"} {
-		if _, _, err := st.Begin(key, false); err == nil {
-			t.Errorf("Begin(%q) accepted an invalid key", key)
+	for _, key := range []string{"", "k", "..", "../x", "a/b", ".tmp", "a b"} {
+		if _, _, err := st.NewRun(key); err == nil {
+			t.Errorf("NewRun(%q) accepted an invalid key", key)
 		}
-		if err := st.Complete(EntryMeta{Key: key}); err == nil {
-			t.Errorf("Complete(%q) accepted an invalid key", key)
+	}
+	for _, entry := range []string{"", "kk", "kk/", "/r1", "kk/../x", "kk/R1", "kk/r1/x", "0a1b2c3d"} {
+		if ValidEntry(entry) || st.RunPath(entry) != "" {
+			t.Errorf("entry %q accepted", entry)
 		}
-		if err := st.Link("exec.a", key); err == nil {
-			t.Errorf("Link to %q accepted an invalid key", key)
+		if err := st.Link("exec.a", entry); err == nil {
+			t.Errorf("Link to %q accepted an invalid entry", entry)
 		}
-		if err := st.Remove(key); err == nil {
-			t.Errorf("Remove(%q) accepted an invalid key", key)
+		if err := st.RemoveRun(entry); err == nil {
+			t.Errorf("RemoveRun(%q) accepted an invalid entry", entry)
 		}
 	}
 	for _, name := range []string{"", ".", "..", "a/b", ".exec.a.tmp"} {
-		if err := st.Link(name, "k"); err == nil {
+		if err := st.Link(name, "kk/r1"); err == nil {
 			t.Errorf("Link(%q) accepted an invalid name", name)
 		}
 	}
-	if err := st.Complete(EntryMeta{Key: "nobegin"}); err == nil {
-		t.Error("Complete without Begin succeeded")
+}
+
+// TestStraysOfTheEarlierLayout: entries of the store's earlier layout
+// (store/KEY and store/KEY.json) are neither runs nor an error; gc finds
+// them as strays.
+func TestStraysOfTheEarlierLayout(t *testing.T) {
+	dir := t.TempDir()
+	st := OpenStore(dir)
+	old := strings.Repeat("ab", 32)
+	writeFile(t, filepath.Join(dir, "store", old, "out"), "x")
+	writeFile(t, filepath.Join(dir, "store", old+".json"), `{"key":"`+old+`"}`)
+	entry, _, err := st.NewRun(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := st.Runs()
+	if err != nil || !cmp.Equal(runs, []string{entry}) {
+		t.Errorf("Runs = %v, %v; want only %s", runs, err, entry)
+	}
+	strays, err := st.Strays()
+	if err != nil || !cmp.Equal(strays, []string{old, old + ".json"}) {
+		t.Errorf("Strays = %v, %v", strays, err)
+	}
+	for _, s := range strays {
+		if err := st.RemoveStray(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strays, _ := st.Strays(); len(strays) != 0 || !st.Exists(entry) {
+		t.Errorf("after removing strays: %v left, run exists %v", strays, st.Exists(entry))
 	}
 }

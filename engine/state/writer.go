@@ -91,6 +91,9 @@ func OpenWriter(dir string, s *State) (*Writer, error) {
 	if s.Records == nil {
 		s.Records = map[string]*Record{}
 	}
+	if s.History == nil {
+		s.History = map[string]*Record{}
+	}
 	go w.flushLoop()
 	return w, nil
 }
@@ -106,22 +109,35 @@ func (w *Writer) Commit(r *Record) error {
 	if err != nil {
 		return err
 	}
-	return w.append(line, func() bool { w.s.Records[c.Addr] = c; return true })
+	return w.append(line, func() bool { w.s.put(c); return true })
 }
 
-// Forget removes the record of addr. Forgetting an unknown address is a no-op.
+// Forget removes the record of addr; its result stays restorable from
+// History. Forgetting an unknown address is a no-op.
 func (w *Writer) Forget(addr string) error {
 	line, err := encodeJournalLine(journalEntry{Op: opDelete, Addr: addr})
 	if err != nil {
 		return err
 	}
-	return w.append(line, func() bool {
-		if _, ok := w.s.Records[addr]; !ok {
-			return false
-		}
-		delete(w.s.Records, addr)
-		return true
-	})
+	return w.append(line, func() bool { return w.s.remove(addr) })
+}
+
+// Drop removes key's record from History, once its run folder is gone.
+// Dropping an unknown key is a no-op.
+func (w *Writer) Drop(key string) error {
+	line, err := encodeJournalLine(journalEntry{Op: opDrop, Key: key})
+	if err != nil {
+		return err
+	}
+	return w.append(line, func() bool { return w.s.drop(key) })
+}
+
+// Referenced reports whether a record or a history record names entry as
+// its result, or a failure keeps it to resume in.
+func (w *Writer) Referenced(entry string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.s.Referenced(entry)
 }
 
 // append applies a change to the State and queues its journal line, both

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -55,6 +56,10 @@ func (s *Service) Build(ctx context.Context, b *kind.Build) (*kind.Result, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Addr, err)
 	}
+	// Journaled before the wait for readiness, so that should kiln die
+	// meanwhile the next apply or destroy stops the process. Once started,
+	// the service is its record's to stop, not kiln's to kill on exit.
+	defer proc.Release(proc.Started(ctx, p.pid))
 	started := time.Now()
 	fmt.Fprintf(b.Log, "started pid %d: %s (output in %s)\n", p.pid, strings.Join(cfg.command, " "), logPath)
 	r := recorded{pid: p.pid, pgid: p.pid, startTime: p.startTime}

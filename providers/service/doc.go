@@ -5,7 +5,10 @@
 // output appended to service.log in the build's output folder) so that it
 // outlives kiln, waits for its readiness probe, runs each post-start check
 // once, and records the process (pid, process group, kernel start time) in
-// the result's Attrs. A failed start never leaves a process behind.
+// the result's Attrs. A failed start never leaves a process behind. The
+// process group is registered with engine/proc as soon as it starts (before
+// the wait for readiness), so the engine journals it: should kiln die while
+// the service starts, the next apply or destroy stops it.
 //
 // Invariants: a recorded process is identified by pid and the start time from
 // /proc/PID/stat, so a recycled pid is never mistaken for the service and

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
@@ -163,8 +164,8 @@ check {
 
 // gone reports whether pid has exited (a zombie counts as exited).
 func gone(pid int) bool {
-	st, err := readStat(pid)
-	return err != nil || st.dead()
+	st, err := proc.ReadStat(pid)
+	return err != nil || st.Dead()
 }
 
 // waitUntilGone fails the test if pid still runs after a generous bound.

@@ -3,27 +3,7 @@ package service
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-func TestParseStat(t *testing.T) {
-	// The command name may hold spaces and parentheses.
-	line := "4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 987654 1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n"
-	got, err := parseStat(line)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := procStat{state: 'S', pgrp: 4242, startTime: 987654}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(procStat{})); diff != "" {
-		t.Errorf("parseStat (-want +got):\n%s", diff)
-	}
-	for _, bad := range []string{"", "4242 no-parens S 1", "4242 (x) S 1 2 3"} {
-		if _, err := parseStat(bad); err == nil {
-			t.Errorf("parseStat(%q) succeeded", bad)
-		}
-	}
-}
 
 func TestMismatch(t *testing.T) {
 	sandboxReply := `{"status":"Success","message":"","run_result":{"status":"Finished","return_code":0,"stdout":"Hello, world!\n"},"files":{},"list":[{"a":1}]}`

@@ -6,9 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/kilnbuild/kiln/engine/proc"
 )
 
 // process is a service process this kiln started.
@@ -46,14 +47,14 @@ func startDetached(argv []string, dir string, env []string, logPath string) (*pr
 	p := &process{pid: cmd.Process.Pid, exited: make(chan struct{})}
 	// Until Wait reaps it the process stays readable in /proc, even if it
 	// has already exited, so this read cannot miss it.
-	st, statErr := readStat(p.pid)
-	p.startTime = st.startTime
+	st, statErr := proc.ReadStat(p.pid)
+	p.startTime = st.Start
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
 	if statErr != nil {
-		killGroup(p.pid, syscall.SIGKILL)
+		proc.KillGroup(p.pid, syscall.SIGKILL)
 		<-p.exited
 		return nil, fmt.Errorf("reading the start time of pid %d: %w", p.pid, statErr)
 	}
@@ -95,74 +96,4 @@ func lookPath(name string, env []string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("program %q not found on the service's PATH %q: install it, give its absolute path, or set PATH in env", name, pathList)
-}
-
-// procStat is what kiln reads of /proc/PID/stat.
-type procStat struct {
-	state     byte   // field 3: R, S, D, Z, X, ...
-	pgrp      int    // field 5
-	startTime uint64 // field 22
-}
-
-// readStat reads /proc/PID/stat; the error wraps fs.ErrNotExist when there is
-// no such process.
-func readStat(pid int) (procStat, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return procStat{}, err
-	}
-	return parseStat(string(b))
-}
-
-// parseStat parses a /proc/PID/stat line. The command name (field 2) may hold
-// spaces and parentheses, so fields are counted after its last ")".
-func parseStat(line string) (procStat, error) {
-	i := strings.LastIndexByte(line, ')')
-	if i < 0 {
-		return procStat{}, fmt.Errorf("malformed /proc stat line %q", line)
-	}
-	f := strings.Fields(line[i+1:]) // f[0] is field 3
-	if len(f) < 20 || len(f[0]) != 1 {
-		return procStat{}, fmt.Errorf("malformed /proc stat line %q", line)
-	}
-	pgrp, err1 := strconv.Atoi(f[2])
-	start, err2 := strconv.ParseUint(f[19], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return procStat{}, fmt.Errorf("malformed /proc stat line %q: %w", line, err)
-	}
-	return procStat{state: f[0][0], pgrp: pgrp, startTime: start}, nil
-}
-
-// dead reports whether a state is a process that has exited.
-func (s procStat) dead() bool { return s.state == 'Z' || s.state == 'X' || s.state == 'x' }
-
-// groupMembers lists the live processes of process group pgid.
-func groupMembers(pgid int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if st, err := readStat(pid); err == nil && st.pgrp == pgid && !st.dead() {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// killGroup signals every process of group pgid; a group that is already
-// gone is not an error.
-func killGroup(pgid int, sig syscall.Signal) error {
-	if pgid <= 1 {
-		return fmt.Errorf("refusing to signal process group %d", pgid)
-	}
-	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("sending %v to process group %d: %w", sig, pgid, err)
-	}
-	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/kilnbuild/kiln/engine/proc"
 )
 
 // Keys of Result.Attrs.
@@ -48,17 +50,17 @@ func recordedProcess(attrs map[string]string) (recorded, error) {
 // does. A pid that now belongs to a process started at another time has been
 // recycled: the service is gone.
 func (r recorded) leaderGone() string {
-	st, err := readStat(r.pid)
+	st, err := proc.ReadStat(r.pid)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("process %d is not running", r.pid)
 	case err != nil:
 		return fmt.Sprintf("process %d cannot be read: %v", r.pid, err)
-	case st.dead():
+	case st.Dead():
 		return fmt.Sprintf("process %d has exited", r.pid)
-	case st.startTime != r.startTime:
+	case st.Start != r.startTime:
 		return fmt.Sprintf("process %d is gone (its pid now belongs to a process started at tick %d, not %d)",
-			r.pid, st.startTime, r.startTime)
+			r.pid, st.Start, r.startTime)
 	}
 	return ""
 }
@@ -68,11 +70,11 @@ func (r recorded) leaderGone() string {
 // group. A recycled leader pid means the old group is gone too, since the
 // kernel does not reuse a pid while a group of that id exists.
 func (r recorded) running() bool {
-	st, err := readStat(r.pid)
-	if err == nil && !st.dead() {
-		return st.startTime == r.startTime
+	st, err := proc.ReadStat(r.pid)
+	if err == nil && !st.Dead() {
+		return st.Start == r.startTime
 	}
-	return len(groupMembers(r.pgid)) > 0
+	return len(proc.GroupMembers(r.pgid)) > 0
 }
 
 // stopAttrs records how the process is stopped, so that a later kiln can

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -71,7 +72,7 @@ func stopProcess(ctx context.Context, r recorded, stop stopConfig, dir string, e
 	}
 	if !signalled {
 		fmt.Fprintf(log, "kiln: sending %s to process group %d\n", unix.SignalName(stop.signal), r.pgid)
-		if err := killGroup(r.pgid, stop.signal); err != nil {
+		if err := proc.KillGroup(r.pgid, stop.signal); err != nil {
 			return err
 		}
 	}
@@ -79,14 +80,14 @@ func stopProcess(ctx context.Context, r recorded, stop stopConfig, dir string, e
 		return nil
 	}
 	fmt.Fprintf(log, "kiln: process group %d still running after %s: sending SIGKILL\n", r.pgid, stop.grace)
-	if err := killGroup(r.pgid, syscall.SIGKILL); err != nil {
+	if err := proc.KillGroup(r.pgid, syscall.SIGKILL); err != nil {
 		return err
 	}
 	if waitGone(context.WithoutCancel(ctx), r, time.Now().Add(killWait)) {
 		return nil
 	}
 	return fmt.Errorf("process group %d (pids %v) is still running after SIGKILL: check them with `ps -g %d`",
-		r.pgid, groupMembers(r.pgid), r.pgid)
+		r.pgid, proc.GroupMembers(r.pgid), r.pgid)
 }
 
 // waitGone polls until nothing of r runs (true), the deadline passes or ctx
@@ -125,7 +126,7 @@ func runStopCommand(ctx context.Context, argv []string, dir string, env []string
 	cmd.Stdout = log
 	cmd.Stderr = log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { return proc.KillGroup(cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%q: %w", strings.Join(argv, " "), err)

@@ -10,17 +10,18 @@ import (
 	"testing"
 
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/proc"
 )
 
 func TestRecycledPidIsDownAndNeverSignalled(t *testing.T) {
 	pid := startSleeper(t)
-	st, err := readStat(pid)
+	st, err := proc.ReadStat(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	attrs := map[string]string{
 		attrPID: strconv.Itoa(pid), attrPGID: strconv.Itoa(pid),
-		attrStartTime: strconv.FormatUint(st.startTime+1, 10), // another process's start time
+		attrStartTime: strconv.FormatUint(st.Start+1, 10), // another process's start time
 	}
 	s := testKind()
 	b := newBuild(t, decode(t, `command = ["true"]`))

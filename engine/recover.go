@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/proc"
+	"github.com/kilnbuild/kiln/engine/state"
+)
+
+// Recovered is a run that an apply which died (killed, or its machine
+// restarted) left unfinished, as the next command holding the apply lock
+// found and settled it.
+type Recovered struct {
+	Addr    string
+	Entry   string         // its run folder, KEY/RUN
+	Stopped []proc.Process // its processes that were still running, now stopped
+	Left    []proc.Process // those still running after SIGKILL
+	Kept    bool           // the folder is kept: a resumable node resumes there
+}
+
+// recoverGrace is how long processes left by a dead apply get between
+// SIGTERM and SIGKILL.
+const recoverGrace = 10 * time.Second
+
+// recoverRuns settles the runs a dead apply left unended: it stops their
+// processes — before anything new starts, so a leftover never races a new
+// run for a port, a device or an in-place output — and then removes their
+// folders, or, for a resumable node, records the folder to resume in. A run
+// whose result was committed before the apply died keeps its folder. The
+// caller holds the apply lock and w; runs is cleared afterwards.
+func recoverRuns(store *state.Store, w *state.Writer, runs *state.RunLog, interrupted []state.Interrupted) ([]Recovered, error) {
+	if len(interrupted) == 0 {
+		return nil, nil
+	}
+	var groups []proc.Group
+	var markers []string
+	for _, r := range interrupted {
+		groups = append(groups, r.Groups...)
+		markers = append(markers, "KILN_OUT="+store.RunPath(r.Entry))
+	}
+	// Attribute what runs to each run before stopping everything at once.
+	owner := map[int]int{}
+	for i, r := range interrupted {
+		for _, p := range proc.Survivors(r.Groups, []string{markers[i]}) {
+			if _, ok := owner[p.PID]; !ok {
+				owner[p.PID] = i
+			}
+		}
+	}
+	stopped, left := proc.StopSurvivors(groups, markers, recoverGrace)
+	out := make([]Recovered, len(interrupted))
+	for i, r := range interrupted {
+		out[i] = Recovered{Addr: r.Addr, Entry: r.Entry}
+	}
+	for _, p := range stopped {
+		if i, ok := owner[p.PID]; ok {
+			out[i].Stopped = append(out[i].Stopped, p)
+		}
+	}
+	for _, p := range left {
+		if i, ok := owner[p.PID]; ok {
+			out[i].Left = append(out[i].Left, p)
+		}
+	}
+	for i, r := range interrupted {
+		switch {
+		case w.Referenced(r.Entry):
+			out[i].Kept = true // its result was committed; only the journal's end was lost
+		case r.Resumable && len(out[i].Left) == 0 && store.Exists(r.Entry):
+			if err := keepToResume(w, r); err != nil {
+				return out, err
+			}
+			out[i].Kept = true
+		default:
+			if err := store.RemoveRun(r.Entry); err != nil {
+				return out, err
+			}
+		}
+	}
+	if err := runs.Clear(); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// keepToResume records an interrupted run of a resumable node as its last
+// failure, with the folder to resume in.
+func keepToResume(w *state.Writer, r state.Interrupted) error {
+	key, _, _ := state.ParseEntry(r.Entry)
+	var rec state.Record
+	if cur, ok := w.Record(r.Addr); ok {
+		rec = *cur
+	} else {
+		rec = state.Record{Addr: r.Addr}
+		if a, err := addr.Parse(r.Addr); err == nil {
+			rec.Kind = a.Kind
+		}
+	}
+	rec.Failure = &state.Failure{Key: key, Entry: r.Entry, ExitCode: -1, At: time.Now().UTC(),
+		Error: "interrupted: the kiln apply running it was killed"}
+	if err := w.Commit(&rec); err != nil {
+		return fmt.Errorf("recording the interrupted run of %s: %w", r.Addr, err)
+	}
+	return nil
+}
+
+// settle opens the run journal of the state folder dir and settles what a
+// dead apply left (recoverRuns). The caller holds the apply lock and w.
+func settle(dir string, store *state.Store, w *state.Writer) (*state.RunLog, []Recovered, error) {
+	runs, interrupted, err := state.OpenRunLog(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := recoverRuns(store, w, runs, interrupted)
+	return runs, rec, err
+}
