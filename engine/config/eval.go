@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -75,7 +76,7 @@ func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, rec *reads)
 	}
 	var diags hcl.Diagnostics
 	if n != nil {
-		nodes, d := p.nodeObjects(n.Block.refs, vals)
+		nodes, d := p.nodeObjects(n.Block.refs, vals, n)
 		diags = append(diags, d...)
 		for k, v := range nodes {
 			ctx.Variables[k] = v
@@ -95,8 +96,9 @@ func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, rec *reads)
 }
 
 // nodeObjects builds the kind-rooted objects (exec = {a = {...}}) for the
-// given references.
-func (p *Pipeline) nodeObjects(refs []reference, vals Values) (map[string]cty.Value, hcl.Diagnostics) {
+// given references. For the blocks that node n (when not nil) references
+// only instance by instance, the object holds only those instances.
+func (p *Pipeline) nodeObjects(refs []reference, vals Values, n *Node) (map[string]cty.Value, hcl.Diagnostics) {
 	byKind := map[string]map[string]cty.Value{}
 	done := map[addr.Node]bool{}
 	for _, r := range refs {
@@ -107,6 +109,10 @@ func (p *Pipeline) nodeObjects(refs []reference, vals Values) (map[string]cty.Va
 		done[blk] = true
 		if byKind[blk.Kind] == nil {
 			byKind[blk.Kind] = map[string]cty.Value{}
+		}
+		if n != nil && slices.Contains(n.partial, blk) {
+			byKind[blk.Kind][blk.Name] = p.partialValue(blk, n.Deps, vals)
+			continue
 		}
 		byKind[blk.Kind][blk.Name] = p.blockValue(blk, vals)
 	}
@@ -146,6 +152,46 @@ func (p *Pipeline) blockValue(blk addr.Node, vals Values) cty.Value {
 		return cty.TupleVal(l)
 	default:
 		return value(blk)
+	}
+}
+
+// partialValue is a block's value holding only the instances among deps:
+// an object of those for_each instances, or a tuple of the count instances
+// with the others left unknown.
+func (p *Pipeline) partialValue(blk addr.Node, deps []addr.Node, vals Values) cty.Value {
+	value := func(a addr.Node) cty.Value {
+		if v, ok := vals.NodeValue(a); ok {
+			return v
+		}
+		return p.StaticValue(a)
+	}
+	b := p.blockOf[blk]
+	switch {
+	case b != nil && b.ForEach != nil:
+		m := map[string]cty.Value{}
+		for _, a := range deps {
+			if a.Block() == blk {
+				m[a.Key.Str] = value(a)
+			}
+		}
+		return cty.ObjectVal(m)
+	case b != nil && b.Count != nil:
+		insts := p.instances[blk]
+		if len(insts) == 0 {
+			return cty.EmptyTupleVal
+		}
+		l := make([]cty.Value, len(insts))
+		for i := range l {
+			l[i] = cty.DynamicVal
+		}
+		for _, a := range deps {
+			if a.Block() == blk && a.Key.IsInt && a.Key.Int >= 0 && a.Key.Int < len(l) {
+				l[a.Key.Int] = value(a)
+			}
+		}
+		return cty.TupleVal(l)
+	default:
+		return p.blockValue(blk, vals)
 	}
 }
 
@@ -203,7 +249,7 @@ func (p *Pipeline) localValues(b *Block, vals Values, rec *reads) (cty.Value, hc
 		for i, n := range l.nodes {
 			refs[i] = reference{target: n}
 		}
-		nodes, _ := p.nodeObjects(refs, vals)
+		nodes, _ := p.nodeObjects(refs, vals, nil)
 		ctx := &hcl.EvalContext{Variables: map[string]cty.Value{
 			"var":   p.vars,
 			"path":  cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
@@ -277,11 +323,11 @@ func (p *Pipeline) EvaluateOutput(o *Output, vals Values) (cty.Value, hcl.Diagno
 	for a, b := range p.blockOf {
 		blocks[a] = b
 	}
-	refs, locals, _, diags := p.scan(travs, blocks, false)
+	refs, locals, _, diags := p.scan(travs, blocks, false, nil)
 	if diags.HasErrors() {
 		return cty.NilVal, diags
 	}
-	nodes, _ := p.nodeObjects(refs, vals)
+	nodes, _ := p.nodeObjects(refs, vals, nil)
 	ctx, d := p.evalContext(nil, vals, "", nil)
 	diags = append(diags, d...)
 	for k, v := range nodes {

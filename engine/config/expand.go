@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/metrics"
 	"github.com/zclconf/go-cty/cty"
@@ -40,8 +42,9 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 		return diags
 	}
 	p.sortNodes()
+	static := p.staticContext()
 	for _, n := range p.Nodes {
-		diags = append(diags, p.resolveDeps(n)...)
+		diags = append(diags, p.resolveDeps(n, static)...)
 		diags = append(diags, p.evalMeta(n)...)
 	}
 	return diags
@@ -130,10 +133,26 @@ func (p *Pipeline) staticContext() *hcl.EvalContext {
 	return ctx
 }
 
-// resolveDeps turns the block's references into instance dependencies.
-func (p *Pipeline) resolveDeps(n *Node) hcl.Diagnostics {
+// resolveDeps turns the block's references into instance dependencies. A
+// reference with an index known at load time names one instance; static is
+// the context such an index is evaluated in, before each and count.
+func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	set := map[addr.Node]bool{}
+	whole := map[addr.Node]bool{} // blocks referenced as a whole
+	var ictx *hcl.EvalContext
+	resolve := func(target addr.Node, index hcl.Expression) addr.Node {
+		if index == nil {
+			return target
+		}
+		if ictx == nil {
+			ictx = instanceContext(static, n)
+		}
+		if t, ok := p.instanceKey(ictx, target, index); ok {
+			return t
+		}
+		return target
+	}
 	add := func(target addr.Node, rng hcl.Range) {
 		if target.Key.Set {
 			if p.index[target] == nil {
@@ -144,28 +163,25 @@ func (p *Pipeline) resolveDeps(n *Node) hcl.Diagnostics {
 			set[target] = true
 			return
 		}
+		whole[target] = true
 		for _, inst := range p.instances[target] {
 			set[inst] = true
 		}
 	}
 	for _, r := range n.Block.refs {
-		add(r.target, r.rng)
+		add(resolve(r.target, r.index), r.rng)
 	}
 	meta := n.Block.meta
 	if a, ok := meta["depends_on"]; ok {
 		exprs, d := hcl.ExprList(a.Expr)
 		diags = append(diags, d...)
 		for _, e := range exprs {
-			t, d := hcl.AbsTraversalForExpr(e)
-			if d.HasErrors() || len(t) < 2 {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid depends_on", Detail: "depends_on lists node addresses, like [service.sandbox, exec.prepare].", Subject: e.Range().Ptr()})
-				continue
-			}
-			target, ok := p.traversalNode(t)
+			target, index, ok := p.dependsOnTarget(e)
 			if !ok {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid depends_on", Detail: "depends_on lists node addresses, like [service.sandbox, exec.prepare].", Subject: e.Range().Ptr()})
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid depends_on", Detail: "depends_on lists node addresses, like [service.sandbox, exec.prepare, exec.map[each.key]].", Subject: e.Range().Ptr()})
 				continue
 			}
+			target = resolve(target, index)
 			n.Meta.DependsOn = append(n.Meta.DependsOn, target)
 			add(target, e.Range())
 		}
@@ -190,7 +206,31 @@ func (p *Pipeline) resolveDeps(n *Node) hcl.Diagnostics {
 		n.Deps = append(n.Deps, a)
 	}
 	sort.Slice(n.Deps, func(i, j int) bool { return n.Deps[i].Less(n.Deps[j]) })
+	for _, r := range n.Block.refs {
+		if blk := r.target.Block(); !whole[blk] && !slices.Contains(n.partial, blk) {
+			n.partial = append(n.partial, blk)
+		}
+	}
 	return diags
+}
+
+// dependsOnTarget reads one depends_on entry: a node address, possibly
+// indexed by a literal key or by an index known at load time.
+func (p *Pipeline) dependsOnTarget(e hcl.Expression) (addr.Node, hcl.Expression, bool) {
+	if t, d := hcl.AbsTraversalForExpr(e); !d.HasErrors() && len(t) >= 2 {
+		target, ok := p.traversalNode(t)
+		return target, nil, ok
+	}
+	ix, ok := e.(*hclsyntax.IndexExpr)
+	if !ok {
+		return addr.Node{}, nil, false
+	}
+	t, d := hcl.AbsTraversalForExpr(ix.Collection)
+	if d.HasErrors() || len(t) != 2 || !p.loadTimeKnown(ix.Key) {
+		return addr.Node{}, nil, false
+	}
+	target, ok := p.traversalNode(t)
+	return target, ix.Key, ok
 }
 
 func (p *Pipeline) traversalNode(t hcl.Traversal) (addr.Node, bool) {

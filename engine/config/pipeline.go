@@ -122,6 +122,10 @@ type Node struct {
 	InputsFrom map[string]addr.Node
 	Meta       Meta
 	DeclRange  hcl.Range
+	// partial lists the blocks n references only instance by instance
+	// (exec.map[each.key], exec.a["x"]): its configuration sees only the
+	// instances of those blocks that are among its Deps.
+	partial []addr.Node
 }
 
 // EachValue is the each.key / each.value of a for_each instance.

@@ -14,6 +14,9 @@ import (
 type reference struct {
 	target addr.Node // Key set when the expression indexes a literal instance
 	rng    hcl.Range
+	// index, when set, is an index known at load time (exec.map[each.key]):
+	// each instance of the referring block names one instance of target.
+	index hcl.Expression
 }
 
 // analyse finds what every block and local references and checks that each
@@ -27,7 +30,7 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 	localRefs := map[string][]reference{}
 	for _, name := range sortedKeys(p.Locals) {
 		l := p.Locals[name]
-		refs, locals, _, d := p.scan(l.Expr.Variables(), blocks, false)
+		refs, locals, _, d := p.scan(l.Expr.Variables(), blocks, false, nil)
 		diags = append(diags, d...)
 		localRefs[name] = refs
 		l.deps = locals
@@ -35,14 +38,16 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 	diags = append(diags, p.localClosure(localRefs)...)
 	for _, b := range p.Blocks {
 		var travs []hcl.Traversal
+		var metaExprs []hcl.Expression
 		for _, a := range b.meta {
 			travs = append(travs, a.Expr.Variables()...)
+			metaExprs = append(metaExprs, a.Expr)
 		}
 		for _, a := range b.metrics {
 			travs = append(travs, a.Expr.Variables()...)
 		}
 		travs = append(travs, hcldec.Variables(b.Body, b.spec.spec)...)
-		refs, locals, selfOut, d := p.scan(travs, blocks, true)
+		refs, locals, selfOut, d := p.scan(travs, blocks, true, p.instanceIndexes(b.Body, metaExprs...))
 		diags = append(diags, d...)
 		b.selfOut = selfOut
 		b.locals = locals
@@ -54,7 +59,7 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 		b.refs = refs
 	}
 	for _, o := range p.Outputs {
-		refs, locals, _, d := p.scan(o.Expr.Variables(), blocks, false)
+		refs, locals, _, d := p.scan(o.Expr.Variables(), blocks, false, nil)
 		diags = append(diags, d...)
 		for _, r := range refs {
 			o.Deps = append(o.Deps, r.target.Block())
@@ -68,7 +73,9 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 
 // scan classifies traversals: node references, locals used, and whether
 // self.out is used. It reports references to things that do not exist.
-func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNode bool) ([]reference, []string, bool, hcl.Diagnostics) {
+// indexes are the load-time indexes of the block's per-instance references,
+// by the range of the KIND.NAME they index.
+func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNode bool, indexes map[rangeKey]hcl.Expression) ([]reference, []string, bool, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var refs []reference
 	var locals []string
@@ -146,7 +153,11 @@ func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNo
 					}
 				}
 			}
-			refs = append(refs, reference{target: target, rng: rng})
+			r := reference{target: target, rng: rng}
+			if len(t) == 2 {
+				r.index = indexes[keyOf(rng)]
+			}
+			refs = append(refs, r)
 		}
 	}
 	return refs, locals, selfOut, diags
