@@ -212,6 +212,8 @@ func sameRead(f config.FileRead, stat *hash.StatCache) bool {
 	case config.ReadExists:
 		fi, err := os.Stat(f.Path)
 		return strconv.FormatBool(err == nil && fi.Mode().IsRegular()) == f.Seen
+	case config.ReadFileset, config.ReadWildcards:
+		return config.Relist(f)
 	case config.ReadContent:
 		if f.Seen == config.ReadFailed {
 			_, err := os.ReadFile(f.Path)

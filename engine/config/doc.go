@@ -23,4 +23,15 @@
 // are the engine's, valid in every node block and taken out of the body
 // before the kind sees it, so they never enter a node's key. They must be
 // known when the pipeline loads.
+//
+// An index known at load time (exec.map[each.key], exec.c[count.index])
+// names one instance: the edge goes to it alone, and the referring
+// instance's evaluation sees only it (index.go). A whole-block reference
+// depends on every instance.
+//
+// fileset and glob_wildcards list folders; the listings are recorded with
+// the files read, so the no-change certificate notices a file that appears.
+// Globbing uses github.com/bmatcuk/doublestar/v4, the matcher behind
+// Terraform's fileset, so that ** and {a,b} mean exactly what Terraform users
+// expect.
 package config

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -144,6 +145,8 @@ func fileFunctions(root string, record func(what, path, seen string)) map[string
 			return cty.StringVal(hex.EncodeToString(s[:])), nil
 		},
 	})
+	fs["fileset"] = filesetFunction(root, record)
+	fs["glob_wildcards"] = globWildcardsFunction(root, record)
 	fs["abspath"] = pathFunc(func(p string) string { return filepath.Clean(resolve(p)) })
 	fs["templatefile"] = function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "path", Type: cty.String}, {Name: "vars", Type: cty.DynamicPseudoType}},
@@ -230,14 +233,19 @@ func convertTo(v cty.Value, t cty.Type) (cty.Value, error) { return convert.Conv
 const (
 	ReadContent = "content" // file, templatefile, filesha256: Seen is the SHA-256 of the bytes
 	ReadExists  = "exists"  // fileexists: Seen is "true" or "false"
+	// fileset and glob_wildcards: Path is the folder, Pattern the pattern,
+	// Seen the digest of the sorted absolute paths they found.
+	ReadFileset   = "fileset"
+	ReadWildcards = "glob_wildcards"
 	ReadFailed  = "(cannot read)"
 )
 
 // FileRead is one file an expression read, as it was when read.
 type FileRead struct {
-	Path string // absolute
-	What string // ReadContent or ReadExists
-	Seen string
+	Path    string // absolute
+	What    string // ReadContent, ReadExists, ReadFileset or ReadWildcards
+	Seen    string
+	Pattern string `json:",omitempty"` // of a listing
 }
 
 // reads is what one evaluation read from outside the pipeline's files:
@@ -273,7 +281,8 @@ func (r *reads) merge(o *reads) {
 func (r *reads) fileList() []FileRead {
 	out := make([]FileRead, 0, len(r.files))
 	for k, v := range r.files {
-		out = append(out, FileRead{Path: k[1], What: k[0], Seen: v})
+		path, pattern, _ := strings.Cut(k[1], listingSep)
+		out = append(out, FileRead{Path: path, What: k[0], Seen: v, Pattern: pattern})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Path != out[j].Path {
