@@ -16,6 +16,11 @@
 // behind the 8-NPU one. Tasks using none of the reserved pools still start,
 // and higher-ranked tasks are never held back by lower-ranked ones.
 //
+// Growth: with RunGrowing, a task that succeeds may add tasks to the run (a
+// node whose instances are known only once an upstream ran). They join the
+// ready queue like any other, and every task waiting for the one that added
+// them waits for them too.
+//
 // Invariants: at most Parallelism fns run at once; a pool's running tasks
 // never hold more than its capacity; every task ends with exactly one
 // Outcome other than Pending, reported once through OnFinish.

@@ -42,6 +42,13 @@ func (q *readyQueue) push(i int, pools []int, priority []int) {
 	q.size++
 }
 
+// setPriority points every group at the priorities of a grown run.
+func (q *readyQueue) setPriority(priority []int) {
+	for _, g := range q.groups {
+		g.tasks.priority = priority
+	}
+}
+
 // best returns the group whose top task ranks highest among the groups not
 // passed over in this scheduling pass, or nil.
 func (q *readyQueue) best() *readyGroup {

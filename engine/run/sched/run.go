@@ -20,15 +20,14 @@ import (
 // are Cancelled; a running task that returns an error after the
 // cancellation is Cancelled too, with that error.
 func Run(ctx context.Context, tasks []Task, o Options, fn func(ctx context.Context, i int) error) ([]Outcome, []error) {
-	s := newScheduler(ctx, tasks, o, fn)
-	s.loop()
-	return s.outcomes, s.errs
+	return RunGrowing(ctx, tasks, o, func(ctx context.Context, i int) ([]Task, error) { return nil, fn(ctx, i) })
 }
 
 // completion is a finished fn call, sent from its goroutine to the loop.
 type completion struct {
-	task int
-	err  error
+	task  int
+	added []Task // tasks the call added to the run (RunGrowing)
+	err   error
 }
 
 // scheduler is the state of one Run. Every field is owned by the goroutine
@@ -37,7 +36,7 @@ type scheduler struct {
 	ctx         context.Context
 	tasks       []Task
 	opts        Options
-	fn          func(context.Context, int) error
+	fn          func(context.Context, int) ([]Task, error)
 	parallelism int
 
 	priority   []int
@@ -48,14 +47,15 @@ type scheduler struct {
 	errs       []error
 	started    []bool
 	running    int
-	stopping   bool // start nothing new: ctx cancelled or fail-fast
+	stopping   bool  // start nothing new: ctx cancelled or fail-fast
+	stopCause  error // why, for tasks added after the stop
 	ready      *readyQueue
 	pools      *poolTable
 	blocked    []bool // per scheduling pass: pools reserved by a waiting task
 	done       chan completion
 }
 
-func newScheduler(ctx context.Context, tasks []Task, o Options, fn func(context.Context, int) error) *scheduler {
+func newScheduler(ctx context.Context, tasks []Task, o Options, fn func(context.Context, int) ([]Task, error)) *scheduler {
 	n := len(tasks)
 	parallelism := o.Parallelism
 	if parallelism <= 0 {
@@ -180,15 +180,16 @@ func (s *scheduler) start(i int) {
 		s.opts.OnStart(i)
 	}
 	go func() {
-		s.done <- completion{task: i, err: s.call(i)}
+		added, err := s.call(i)
+		s.done <- completion{task: i, added: added, err: err}
 	}()
 }
 
 // call runs fn for task i, turning a panic into the task's error.
-func (s *scheduler) call(i int) (err error) {
+func (s *scheduler) call(i int) (added []Task, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("task %d panicked: %v\n%s", i, r, debug.Stack())
+			added, err = nil, fmt.Errorf("task %d panicked: %v\n%s", i, r, debug.Stack())
 		}
 	}()
 	return s.fn(s.ctx, i)
@@ -199,6 +200,9 @@ func (s *scheduler) complete(c completion) {
 	s.pools.give(s.needs[c.task])
 	switch {
 	case c.err == nil:
+		if len(c.added) > 0 {
+			s.grow(c.task, c.added)
+		}
 		s.settle(c.task, Succeeded, nil)
 	case s.ctx.Err() != nil:
 		s.settle(c.task, Cancelled, c.err)
@@ -247,7 +251,7 @@ func (s *scheduler) stop(cause error) {
 	if s.stopping {
 		return
 	}
-	s.stopping = true
+	s.stopping, s.stopCause = true, cause
 	s.ready.drain()
 	for i, o := range s.outcomes {
 		if o == Pending && !s.started[i] {

@@ -47,6 +47,9 @@ type Options struct {
 	FailFast    bool             // after the first failure start nothing new; the rest are Cancelled
 	OnStart     func(i int)      // called just before task i's fn starts
 	OnFinish    func(i int, o Outcome, err error)
+	// OnAdd is called when the tasks first to first+n-1 were added to the
+	// run by task parent (RunGrowing), before any of them starts.
+	OnAdd func(parent, first, n int)
 }
 
 // CapacityError says a task asks for more of a pool than the pool holds, so
