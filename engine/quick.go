@@ -279,7 +279,11 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 	}
 	c.Reads = reads
 	env := map[string]string{}
-	for _, n := range p.Nodes {
+	nodes, complete := p.Concrete()
+	if !complete {
+		return nil, false
+	}
+	for _, n := range nodes {
 		k := n.Block.Kind
 		if _, probes := k.(kind.Prober); probes {
 			return nil, false

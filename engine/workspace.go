@@ -38,6 +38,9 @@ type Options struct {
 	Capacity map[string]int64
 	// DebugKey receives every key computed, with its lines.
 	DebugKey func(a addr.Node, key string, lines []string)
+	// MaxDynamic bounds the instances of a block whose for_each or count
+	// reads another node's result (config.DefaultMaxDynamic when 0).
+	MaxDynamic int
 }
 
 // Workspace is an opened pipeline with its state.
@@ -67,7 +70,7 @@ type Workspace struct {
 // Open loads the pipeline at o.Path and its state. Diagnostics describe
 // configuration problems; the error, other failures (a corrupt state).
 func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
-	p, diags := config.Load(o.Path, config.Options{Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles})
+	p, diags := config.Load(o.Path, config.Options{Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles, MaxDynamic: o.MaxDynamic})
 	if diags.HasErrors() {
 		return &Workspace{Pipeline: p}, diags, nil
 	}
@@ -102,6 +105,10 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 				replace[n.Addr] = true
 				found = true
 			}
+		}
+		if p.Dynamic(r) {
+			// Instances of a dynamic block are known once it expands.
+			replace[r], found = true, true
 		}
 		if !found {
 			return w, diags, fmt.Errorf("-replace %s: no such node in the pipeline", r)

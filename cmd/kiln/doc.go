@@ -7,5 +7,6 @@
 // pipeline below the folders it lists; KILN_DEBUG_KEY=1 prints every key
 // computed with its lines; KILN_NO_QUICK=1 makes plan and apply skip the
 // no-change certificate; KILN_CPUPROFILE=FILE writes a CPU profile of the
-// command.
+// command; KILN_MAX_INSTANCES=N bounds the instances of a for_each or count
+// that reads another node's result (default 100,000).
 package main

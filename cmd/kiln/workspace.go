@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -42,6 +43,14 @@ func (c *cli) open(p *pipelineArgs, path string, d decision) (*engine.Workspace,
 	o := engine.Options{
 		Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: providers.All(),
 		Targets: d.targets, Replace: d.replace, Capacity: d.capacity,
+	}
+	if v := c.getenv("KILN_MAX_INSTANCES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			fmt.Fprintf(c.stderr, "kiln: KILN_MAX_INSTANCES=%q: give the most instances a dynamic for_each or count may have, a whole number like 200000\n", v)
+			return nil, false
+		}
+		o.MaxDynamic = n
 	}
 	if c.getenv("KILN_DEBUG_KEY") != "" {
 		var mu sync.Mutex

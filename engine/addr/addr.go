@@ -19,10 +19,16 @@ type Key struct {
 	Int   int
 	IsInt bool
 	Set   bool
+	// All marks the placeholder of a block whose instances are known only
+	// after an upstream node ran: exec.annotate[*].
+	All bool
 }
 
 // NoKey is the key of a block without for_each or count.
 var NoKey = Key{}
+
+// AllKey is the key of a dynamic block's placeholder, [*].
+func AllKey() Key { return Key{Set: true, All: true} }
 
 // StringKey returns a for_each instance key.
 func StringKey(s string) Key { return Key{Str: s, Set: true} }
@@ -34,6 +40,8 @@ func (k Key) String() string {
 	switch {
 	case !k.Set:
 		return ""
+	case k.All:
+		return "[*]"
 	case k.IsInt:
 		return "[" + strconv.Itoa(k.Int) + "]"
 	default:
@@ -71,8 +79,11 @@ func (n Node) FileName() string {
 	b.WriteString(s)
 	b.WriteByte('[')
 	raw := n.Key.Str
-	if n.Key.IsInt {
+	switch {
+	case n.Key.IsInt:
 		raw = strconv.Itoa(n.Key.Int)
+	case n.Key.All:
+		raw = "*"
 	}
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
@@ -86,8 +97,8 @@ func (n Node) FileName() string {
 	return b.String()
 }
 
-// Parse reads an address as users type it: exec.a, exec.a["k"], exec.a[3].
-// A bare word key (exec.a[k]) is accepted as a string key.
+// Parse reads an address as users type it: exec.a, exec.a["k"], exec.a[3],
+// exec.a[*]. A bare word key (exec.a[k]) is accepted as a string key.
 func Parse(s string) (Node, error) {
 	rest := s
 	var key Key
@@ -98,6 +109,8 @@ func Parse(s string) (Node, error) {
 		inner := s[i+1 : len(s)-1]
 		rest = s[:i]
 		switch {
+		case inner == "*":
+			key = AllKey()
 		case strings.HasPrefix(inner, `"`):
 			v, err := strconv.Unquote(inner)
 			if err != nil {

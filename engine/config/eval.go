@@ -37,7 +37,7 @@ func (p *Pipeline) Evaluate(n *Node, vals Values, selfOut string) (*Evaluated, h
 	cfg, d := hcldec.Decode(n.Block.Body, n.Block.spec.spec, ctx)
 	diags = append(diags, d...)
 	ev := &Evaluated{Config: cfg, EnvRead: rec.env}
-	if a, ok := n.Block.meta["inputs"]; ok {
+	if a, ok := n.Block.meta["inputs"]; ok && !n.Placeholder() {
 		var d hcl.Diagnostics
 		ev.Inputs, d = stringList(a, ctx)
 		diags = append(diags, d...)
@@ -88,6 +88,12 @@ func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, rec *reads)
 		if n.CountIdx >= 0 {
 			ctx.Variables["count"] = cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(n.CountIdx))})
 		}
+		if n.Placeholder() {
+			// A dynamic block before its expansion: what depends on the
+			// instance is not known yet.
+			ctx.Variables["each"] = cty.ObjectVal(map[string]cty.Value{"key": cty.UnknownVal(cty.String), "value": cty.DynamicVal})
+			ctx.Variables["count"] = cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})
+		}
 		locals, d := p.localValues(n.Block, vals, rec)
 		diags = append(diags, d...)
 		ctx.Variables["local"] = locals
@@ -126,7 +132,10 @@ func (p *Pipeline) nodeObjects(refs []reference, vals Values, n *Node) (map[stri
 // blockValue is a block's value: an instance object, an object of for_each
 // instances, or a tuple of count instances.
 func (p *Pipeline) blockValue(blk addr.Node, vals Values) cty.Value {
-	insts := p.instances[blk]
+	insts, known := p.blockInstances(blk)
+	if !known {
+		return cty.DynamicVal // a dynamic block before its expansion
+	}
 	value := func(a addr.Node) cty.Value {
 		if v, ok := vals.NodeValue(a); ok {
 			return v
@@ -176,7 +185,10 @@ func (p *Pipeline) partialValue(blk addr.Node, deps []addr.Node, vals Values) ct
 		}
 		return cty.ObjectVal(m)
 	case b != nil && b.Count != nil:
-		insts := p.instances[blk]
+		insts, known := p.blockInstances(blk)
+		if !known {
+			return cty.DynamicVal
+		}
 		if len(insts) == 0 {
 			return cty.EmptyTupleVal
 		}

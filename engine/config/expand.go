@@ -31,6 +31,9 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 		p.blockOf[b.Addr()] = b
 	}
 	for _, b := range p.Blocks {
+		b.dynamic = p.dynamicSources(b)
+	}
+	for _, b := range p.Blocks {
 		nodes, d := p.instancesOf(b)
 		diags = append(diags, d...)
 		for _, n := range nodes {
@@ -45,7 +48,9 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 	static := p.staticContext()
 	for _, n := range p.Nodes {
 		diags = append(diags, p.resolveDeps(n, static)...)
-		diags = append(diags, p.evalMeta(n)...)
+		if !n.Placeholder() {
+			diags = append(diags, p.evalMeta(n)...)
+		}
 	}
 	return diags
 }
@@ -53,66 +58,100 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 	base := addr.Node{Kind: b.Kind.Name(), Name: b.Name}
 	switch {
+	case b.dynamic != nil:
+		a := base
+		a.Key = addr.AllKey()
+		return []*Node{{Addr: a, Block: b, CountIdx: -1, DeclRange: b.DeclRange, Dynamic: &Dynamic{After: b.dynamic}}}, nil
 	case b.ForEach != nil:
 		v, diags := b.ForEach.Value(p.staticContext())
 		if diags.HasErrors() {
 			return nil, diags
 		}
-		bad := func(detail string) hcl.Diagnostics {
-			return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid for_each argument", Detail: detail, Subject: b.ForEach.Range().Ptr()}}
-		}
 		if !v.IsWhollyKnown() {
-			return nil, bad("for_each must be known when the pipeline loads: use variables, locals and literal values, not the results of other nodes.")
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid for_each argument", Detail: "for_each must be known when the pipeline loads: use variables, locals and literal values, or the results of other nodes through fileset, glob_wildcards, listfile or file.", Subject: b.ForEach.Range().Ptr()}}
 		}
-		if v.IsNull() {
-			return nil, bad("for_each must not be null.")
-		}
-		if v.ContainsMarked() {
-			return nil, bad("for_each must not use sensitive values (read with env() or from a sensitive variable): instance keys appear in addresses, plans and state.")
-		}
-		t := v.Type()
-		var nodes []*Node
-		switch {
-		case t.IsMapType() || t.IsObjectType():
-			for it := v.ElementIterator(); it.Next(); {
-				k, val := it.Element()
-				a := base
-				a.Key = addr.StringKey(k.AsString())
-				nodes = append(nodes, &Node{Addr: a, Block: b, Each: &EachValue{Key: k, Value: val}, CountIdx: -1, DeclRange: b.DeclRange})
-			}
-		case t.IsSetType() && (t.ElementType() == cty.String || t.ElementType() == cty.DynamicPseudoType):
-			for it := v.ElementIterator(); it.Next(); {
-				_, val := it.Element()
-				a := base
-				a.Key = addr.StringKey(val.AsString())
-				nodes = append(nodes, &Node{Addr: a, Block: b, Each: &EachValue{Key: val, Value: val}, CountIdx: -1, DeclRange: b.DeclRange})
-			}
-		default:
-			return nil, bad(fmt.Sprintf("for_each takes a map, an object or a set of strings; this is a %s. Wrap a list in toset(...).", t.FriendlyName()))
-		}
-		return nodes, nil
+		return p.forEachInstances(b, v, maxInstances)
 	case b.Count != nil:
 		v, diags := b.Count.Value(p.staticContext())
 		if diags.HasErrors() {
 			return nil, diags
 		}
-		var n int
-		if v.ContainsMarked() {
-			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: "count must not use sensitive values.", Subject: b.Count.Range().Ptr()}}
-		}
-		if err := gocty.FromCtyValue(v, &n); err != nil || n < 0 || n > maxInstances {
-			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: "count must be a whole number from 0 to 1,000,000, known when the pipeline loads.", Subject: b.Count.Range().Ptr()}}
-		}
-		nodes := make([]*Node, n)
-		for i := range nodes {
-			a := base
-			a.Key = addr.IntKey(i)
-			nodes[i] = &Node{Addr: a, Block: b, CountIdx: i, DeclRange: b.DeclRange}
-		}
-		return nodes, nil
+		return p.countInstances(b, v, maxInstances)
 	default:
 		return []*Node{{Addr: base, Block: b, CountIdx: -1, DeclRange: b.DeclRange}}, nil
 	}
+}
+
+// forEachInstances makes one instance per element of a for_each value, at
+// most limit of them.
+func (p *Pipeline) forEachInstances(b *Block, v cty.Value, limit int) ([]*Node, hcl.Diagnostics) {
+	base := b.Addr()
+	bad := func(detail string) hcl.Diagnostics {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid for_each argument", Detail: detail, Subject: b.ForEach.Range().Ptr()}}
+	}
+	if !v.IsWhollyKnown() {
+		return nil, bad("for_each is not known yet.")
+	}
+	if v.IsNull() {
+		return nil, bad("for_each must not be null.")
+	}
+	if v.ContainsMarked() {
+		return nil, bad("for_each must not use sensitive values (read with env() or from a sensitive variable): instance keys appear in addresses, plans and state.")
+	}
+	t := v.Type()
+	stringSet := t.IsSetType() && (t.ElementType() == cty.String || t.ElementType() == cty.DynamicPseudoType)
+	if !t.IsMapType() && !t.IsObjectType() && !stringSet {
+		return nil, bad(fmt.Sprintf("for_each takes a map, an object or a set of strings; this is a %s. Wrap a list in toset(...).", t.FriendlyName()))
+	}
+	if n := v.LengthInt(); n > limit {
+		return nil, bad(fmt.Sprintf("for_each has %s elements, more than the limit of %s instances of one block%s.", thousands(n), thousands(limit), limitHint(b)))
+	}
+	var nodes []*Node
+	for it := v.ElementIterator(); it.Next(); {
+		k, val := it.Element()
+		if stringSet {
+			k = val
+		}
+		a := base
+		a.Key = addr.StringKey(k.AsString())
+		nodes = append(nodes, &Node{Addr: a, Block: b, Each: &EachValue{Key: k, Value: val}, CountIdx: -1, DeclRange: b.DeclRange})
+	}
+	return nodes, nil
+}
+
+// countInstances makes count instances, at most limit.
+func (p *Pipeline) countInstances(b *Block, v cty.Value, limit int) ([]*Node, hcl.Diagnostics) {
+	var n int
+	if v.ContainsMarked() {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: "count must not use sensitive values.", Subject: b.Count.Range().Ptr()}}
+	}
+	if err := gocty.FromCtyValue(v, &n); err != nil || n < 0 || n > limit {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: fmt.Sprintf("count must be a whole number from 0 to %s, known when the pipeline loads or from the results of other nodes%s.", thousands(limit), limitHint(b)), Subject: b.Count.Range().Ptr()}}
+	}
+	nodes := make([]*Node, n)
+	for i := range nodes {
+		a := b.Addr()
+		a.Key = addr.IntKey(i)
+		nodes[i] = &Node{Addr: a, Block: b, CountIdx: i, DeclRange: b.DeclRange}
+	}
+	return nodes, nil
+}
+
+// limitHint says how to raise the limit of a dynamic block's instances.
+func limitHint(b *Block) string {
+	if b.dynamic == nil {
+		return ""
+	}
+	return " (KILN_MAX_INSTANCES=N raises it)"
+}
+
+// thousands writes n with commas: 1,000,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // staticContext evaluates expressions that must be known at load time.
@@ -155,7 +194,7 @@ func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics
 	}
 	add := func(target addr.Node, rng hcl.Range) {
 		if target.Key.Set {
-			if p.index[target] == nil {
+			if p.Node(target) == nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Reference to undeclared instance",
 					Detail: fmt.Sprintf("%s has no instance %s.", target.Block(), target.Key), Subject: rng.Ptr()})
 				return
@@ -164,11 +203,18 @@ func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics
 			return
 		}
 		whole[target] = true
-		for _, inst := range p.instances[target] {
+		insts, known := p.blockInstances(target)
+		if !known {
+			insts = p.instances[target] // the placeholder
+		}
+		for _, inst := range insts {
 			set[inst] = true
 		}
 	}
 	for _, r := range n.Block.refs {
+		if n.Dynamic != nil && !n.Placeholder() && n.Block.decides(r.rng) {
+			continue // an instance takes its key and value from there, not a digest
+		}
 		add(resolve(r.target, r.index), r.rng)
 	}
 	meta := n.Block.meta

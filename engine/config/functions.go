@@ -145,6 +145,7 @@ func fileFunctions(root string, record func(what, path, seen string)) map[string
 			return cty.StringVal(hex.EncodeToString(s[:])), nil
 		},
 	})
+	fs["listfile"] = listfileFunction(read)
 	fs["fileset"] = filesetFunction(root, record)
 	fs["glob_wildcards"] = globWildcardsFunction(root, record)
 	fs["abspath"] = pathFunc(func(p string) string { return filepath.Clean(resolve(p)) })

@@ -84,10 +84,8 @@ func (p *Pipeline) loadTimeKnown(e hcl.Expression) bool {
 // instanceContext is the context an index is evaluated in for instance n:
 // the static context plus each or count.
 func instanceContext(base *hcl.EvalContext, n *Node) *hcl.EvalContext {
-	ctx := &hcl.EvalContext{Variables: make(map[string]cty.Value, len(base.Variables)+1), Functions: base.Functions}
-	for k, v := range base.Variables {
-		ctx.Variables[k] = v
-	}
+	ctx := base.NewChild()
+	ctx.Variables = map[string]cty.Value{}
 	if n.Each != nil {
 		ctx.Variables["each"] = cty.ObjectVal(map[string]cty.Value{"key": n.Each.Key, "value": n.Each.Value})
 	}
@@ -105,6 +103,9 @@ func (p *Pipeline) instanceKey(ctx *hcl.EvalContext, target addr.Node, index hcl
 	b := p.blockOf[target]
 	if b == nil || b.ForEach == nil && b.Count == nil {
 		return target, false
+	}
+	if _, known := p.blockInstances(target); !known {
+		return target, false // a dynamic block not expanded yet: its placeholder
 	}
 	v, diags := index.Value(ctx)
 	if diags.HasErrors() || !v.IsWhollyKnown() || v.IsNull() || v.IsMarked() {

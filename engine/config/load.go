@@ -19,6 +19,9 @@ type Options struct {
 	VarFiles []string          // -var-file paths
 	Env      []string          // environment, for KILN_VAR_name (defaults to os.Environ())
 	StateDir string            // defaults to ROOT/.kiln
+	// MaxDynamic bounds the instances of one block whose for_each or count
+	// reads another node's result (DefaultMaxDynamic when 0).
+	MaxDynamic int
 }
 
 // Load reads the pipeline at path: one .hcl file, or every *.hcl file in a folder.
@@ -29,6 +32,7 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 	}
 	p := &Pipeline{Root: root, Kinds: map[string]kind.Kind{}, Variables: map[string]*Variable{}, Locals: map[string]*Local{}}
 	p.StateDir = o.StateDir
+	p.maxDyn = o.MaxDynamic
 	if p.StateDir == "" {
 		p.StateDir = filepath.Join(root, ".kiln")
 	}

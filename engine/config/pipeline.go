@@ -45,10 +45,27 @@ type Pipeline struct {
 	specs     map[string]kindSpec // by kind name, computed once
 	staticMu  sync.Mutex
 	static    map[string]staticLocal // locals that reference no node, evaluated once
+	dynMu     sync.RWMutex
+	expanded  map[addr.Node]*expansion // dynamic blocks expanded so far, by block address
+	maxDyn    int                      // Options.MaxDynamic
 }
 
-// Node returns the instance at a, or nil.
-func (p *Pipeline) Node(a addr.Node) *Node { return p.index[a] }
+// Node returns the instance at a, or nil. The instances of a dynamic block
+// are found once it is expanded.
+func (p *Pipeline) Node(a addr.Node) *Node {
+	if n := p.index[a]; n != nil {
+		return n
+	}
+	if !a.Key.Set || a.Key.All || !p.Dynamic(a) {
+		return nil
+	}
+	p.dynMu.RLock()
+	defer p.dynMu.RUnlock()
+	if e := p.expanded[a.Block()]; e != nil {
+		return e.index[a]
+	}
+	return nil
+}
 
 // Variable is a declared input variable and its resolved value.
 type Variable struct {
@@ -103,7 +120,22 @@ type Block struct {
 	refs         []reference // references found in the block, meta-arguments included
 	locals       []string    // locals the block uses directly
 	selfOut      bool
-	slurm        *hcl.Block // the node's slurm { } block
+	slurm        *hcl.Block  // the node's slurm { } block
+	dynamic      []addr.Node // for a dynamic block: the blocks its for_each or count reads
+}
+
+// decides reports whether a source range lies in the block's for_each or
+// count.
+func (b *Block) decides(r hcl.Range) bool {
+	for _, e := range []hcl.Expression{b.ForEach, b.Count} {
+		if e != nil {
+			er := e.Range()
+			if er.Filename == r.Filename && er.Start.Byte <= r.Start.Byte && r.End.Byte <= er.End.Byte {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Addr is the block's address (no instance key).
@@ -122,6 +154,7 @@ type Node struct {
 	InputsFrom map[string]addr.Node
 	Meta       Meta
 	DeclRange  hcl.Range
+	Dynamic    *Dynamic // the placeholder and instances of a dynamic block
 	// partial lists the blocks n references only instance by instance
 	// (exec.map[each.key], exec.a["x"]): its configuration sees only the
 	// instances of those blocks that are among its Deps.

@@ -42,7 +42,7 @@ func (a Action) Runs() bool { return a == Create || a == Rebuild || a == Repair 
 
 // Reason explains one cause of an action.
 type Reason struct {
-	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service
+	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service, dynamic
 	Subject string `json:"subject,omitempty"` // the attribute, file, node, variable or fact
 	// Path is where inside a structured attribute value the change is
 	// (featurize.max_features), when the value is compared path by path.
@@ -111,6 +111,12 @@ func (r Reason) String() string {
 		return r.Detail
 	case "blocked":
 		return "cannot run here: " + r.Detail
+	case "dynamic":
+		s := "its instances are known once " + r.Subject + " has run"
+		if r.Detail != "" {
+			s += " (" + r.Detail + ")"
+		}
+		return s
 	}
 	if r.Detail != "" {
 		return r.Detail

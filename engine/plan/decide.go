@@ -66,7 +66,10 @@ type Decision struct {
 	Record   *state.Record // the node's record in state, if any
 	Restore  *state.Record // for Restore: the record of the stored result
 	Blocked  string
-	Diags    hcl.Diagnostics
+	// After, for a dynamic block not expanded yet (Node.Placeholder), lists
+	// the nodes that must run before its instances are known.
+	After []addr.Node
+	Diags hcl.Diagnostics
 }
 
 // Decide decides what n needs given the values of its upstream nodes. An
@@ -135,6 +138,12 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	}
 	d.decideKnown(ctx, dec)
 	return dec
+}
+
+// Replaced reports whether -replace names n, or the dynamic block it is an
+// instance of.
+func (d *Decider) Replaced(n *config.Node) bool {
+	return d.Replace[n.Addr] || n.Dynamic != nil && d.Replace[n.Addr.Block()]
 }
 
 // upstreamBlocked reports an upstream node that cannot run on this machine
@@ -239,7 +248,7 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 		run = Start
 	}
 	switch {
-	case d.Replace[n.Addr]:
+	case d.Replaced(n):
 		dec.Action = run
 		dec.Reasons = []Reason{{Kind: "replace"}}
 		return

@@ -74,7 +74,9 @@ func (d *DAG) Scope(targets []addr.Node) ([]bool, error) {
 	for _, t := range targets {
 		found := false
 		for i, n := range d.Nodes {
-			if n.Addr == t || !t.Key.Set && n.Addr.Block() == t {
+			// An instance of a dynamic block is reached through its
+			// placeholder, which expands the whole block.
+			if n.Addr == t || !t.Key.Set && n.Addr.Block() == t || n.Placeholder() && n.Addr.Block() == t.Block() {
 				roots = append(roots, i)
 				found = true
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // keyInputs gathers everything the node's key is made of. pending lists the
@@ -30,9 +31,14 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 	var recorded map[string]string
 	for _, dep := range n.Deps {
 		u := upstream{addr: dep.String(), out: p.OutPath(dep)}
-		v, ok := vals.NodeValue(dep)
-		if ok {
-			u.digest, ok = digestOf(v)
+		var ok bool
+		if dep.Key.All {
+			u.digest, ok = d.allDigest(dep, vals)
+		} else {
+			var v cty.Value
+			if v, ok = vals.NodeValue(dep); ok {
+				u.digest, ok = digestOf(v)
+			}
 		}
 		if !ok {
 			// Until it has run, the upstream is assumed to keep the digest
@@ -45,6 +51,15 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 			u.digest, u.waiting = recorded[u.addr], true
 		}
 		in.deps = append(in.deps, u)
+	}
+	if n.Dynamic != nil {
+		for _, f := range n.Dynamic.Files {
+			dg, err := digestPath(f, d.Stat)
+			if err != nil {
+				return in, nil, fmt.Errorf("%s, which %s was made from: %w", f, n.Addr, err)
+			}
+			in.from = append(in.from, [2]string{f, dg})
+		}
 	}
 	patterns := dec.Config.Inputs
 	if len(n.InputsFrom) > 0 && len(pending) > 0 {
@@ -105,6 +120,28 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 		in.facts = dec.Probe.KeyLines
 	}
 	return in, pending, nil
+}
+
+// allDigest is the digest of a dynamic block's instances taken together,
+// once it is expanded and every instance's digest is known.
+func (d *Decider) allDigest(all addr.Node, vals config.Values) (string, bool) {
+	insts, ok := d.Pipeline.Expanded(all.Block())
+	if !ok {
+		return "", false
+	}
+	lines := make([]string, 0, len(insts))
+	for _, n := range insts {
+		v, ok := vals.NodeValue(n.Addr)
+		if !ok {
+			return "", false
+		}
+		dg, ok := digestOf(v)
+		if !ok {
+			return "", false
+		}
+		lines = append(lines, n.Addr.String()+" "+dg)
+	}
+	return hash.Lines(lines...).String(), true
 }
 
 func digestPath(p string, c *hash.StatCache) (string, error) {

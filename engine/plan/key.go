@@ -20,6 +20,7 @@ type keyInputs struct {
 	config  cty.Value   // decoded, with self.out as the placeholder
 	inputs  [][2]string // path, digest
 	files   [][2]string // kind key files: path, digest
+	from    [][2]string // a dynamic instance's files under an upstream result: path, digest
 	deps    []upstream
 	facts   [][2]string       // probe key lines
 	env     map[string]string // env() reads
@@ -94,6 +95,9 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 		if u.waiting || u.digest == "" {
 			waiting[k.Len()-1] = u.addr
 		}
+	}
+	for _, l := range in.from {
+		k.Add("from", EscapeSubject(in.paths.normalise(l[0]))+" "+l[1])
 	}
 	for _, l := range in.facts {
 		k.Add("fact", l[0]+" "+l[1])

@@ -49,14 +49,22 @@ func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.
 	vals := NewValues()
 	pl := &Plan{}
 	var diags hcl.Diagnostics
+	actions := map[addr.Node]Action{}
 	for _, v := range dag.Graph.Order() {
 		if !scope[v] {
 			continue
 		}
 		n := dag.Nodes[v]
+		if n.Placeholder() {
+			decs, d := d.decideDynamic(ctx, n, vals, actions)
+			diags = append(diags, d...)
+			pl.Changes = append(pl.Changes, decs...)
+			continue
+		}
 		dec := d.Decide(ctx, n, vals)
 		diags = append(diags, dec.Diags...)
 		vals.Set(n.Addr, d.ValueAfter(dec))
+		actions[n.Addr] = dec.Action
 		pl.Changes = append(pl.Changes, dec)
 	}
 	if d.Targeted {
@@ -66,7 +74,7 @@ func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.
 	}
 	for _, r := range d.State.Sorted() {
 		a, err := addr.Parse(r.Addr)
-		if err != nil || d.Pipeline.Node(a) == nil {
+		if err != nil || d.Pipeline.Node(a) == nil && !d.keepsUnexpanded(a) {
 			pl.Forget = append(pl.Forget, r.Addr)
 		}
 	}

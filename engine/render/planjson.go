@@ -41,6 +41,10 @@ type ChangeJSON struct {
 	Blocked   string           `json:"blocked,omitempty"`
 	DependsOn []string         `json:"depends_on"`
 	Resources map[string]int64 `json:"resources,omitempty"`
+	// DecidedAfter, for a block whose for_each or count reads other
+	// nodes' results (address KIND.NAME[*]), names the nodes that run
+	// before its instances are known.
+	DecidedAfter []string `json:"decided_after,omitempty"`
 	// LastDuration is the recorded duration of the node's last good run, in
 	// seconds, when there is one.
 	LastDuration float64 `json:"last_duration_s,omitempty"`
@@ -79,6 +83,9 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 		}
 		for _, dep := range d.Node.Deps {
 			c.DependsOn = append(c.DependsOn, dep.String())
+		}
+		for _, a := range d.After {
+			c.DecidedAfter = append(c.DecidedAfter, a.String())
 		}
 		if d.Record.Good() && d.Record.Duration > 0 {
 			c.LastDuration = d.Record.Duration.Seconds()

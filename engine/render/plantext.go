@@ -66,6 +66,9 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 		if ch.Resume {
 			word = "resume"
 		}
+		if len(ch.DecidedAfter) > 0 {
+			word = "decided after " + strings.Join(ch.DecidedAfter, ", ")
+		}
 		paint := c.action(ch.Symbol)
 		fmt.Fprintf(w, "%s %s %s\n", paint("%s", ch.Symbol), paint("%s", ch.Address), c.dim("("+word+")"))
 		for _, r := range ch.Reasons {

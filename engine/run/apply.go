@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -34,8 +35,9 @@ type Applier struct {
 	Runs    *state.RunLog
 	Options Options
 
-	vals    *plan.Values
-	results []NodeResult
+	vals  *plan.Values
+	mu    sync.Mutex   // guards tasks, which grows while the apply runs
+	tasks []*applyTask // by scheduler task index
 }
 
 // Result is the outcome of an apply.
@@ -78,7 +80,8 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 			scope[i] = true
 		}
 	}
-	// Tasks are the vertices in scope, numbered densely.
+	// Tasks are the vertices in scope, numbered densely; a dynamic block's
+	// placeholder adds one task per instance when it runs.
 	var verts []int
 	taskOf := make([]int, len(dag.Nodes))
 	for _, v := range dag.Graph.Order() {
@@ -102,45 +105,36 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 		}
 		return 1
 	})
-	// A node asking for more than a pool holds fails on its own, with the
-	// reason; the rest of the pipeline still runs.
-	tooBig := make([]error, len(tasks))
-	for t := range tasks {
+	a.vals = plan.NewValues()
+	a.tasks = make([]*applyTask, len(tasks))
+	for t, v := range verts {
 		tasks[t].Priority = prio[t]
-		for res, amount := range tasks[t].Resources {
-			if capacity, ok := a.Options.Capacity[res]; ok && amount > capacity {
-				tooBig[t] = fmt.Errorf("needs %s=%d but this machine has %d (set the pool with -resource %s=N)", res, amount, capacity, res)
-				tasks[t].Resources = nil
-			}
-		}
+		a.tasks[t] = a.newTask(dag.Nodes[v], &tasks[t])
 	}
 	if err := sched.Validate(tasks, a.Options.Capacity); err != nil {
 		return nil, err
 	}
-	a.vals = plan.NewValues()
-	a.results = make([]NodeResult, len(verts))
-	for t, v := range verts {
-		a.results[t] = NodeResult{Addr: dag.Nodes[v].Addr, Outcome: Cancelled}
-	}
-	started := make([]time.Time, len(tasks)) // written by OnStart before the task runs
-	reported := make([]bool, len(tasks))     // written by a task before it returns, read after
 	opts := sched.Options{
 		Parallelism: a.Options.Parallelism,
 		Capacity:    a.Options.Capacity,
 		FailFast:    a.Options.FailFast,
-		OnStart:     func(t int) { started[t] = time.Now() },
+		OnStart:     func(t int) { a.task(t).started = time.Now() },
+		OnAdd:       a.added,
 		OnFinish: func(t int, o sched.Outcome, err error) {
-			if reported[t] {
+			at := a.task(t)
+			if at.reported {
 				return // the task reported itself
 			}
-			r := &a.results[t]
-			r.Started, r.Ended = started[t], time.Now()
+			r := &at.result
+			r.Started, r.Ended = at.started, time.Now()
 			switch {
 			case o == sched.Skipped:
-				r.Outcome, r.Err = Skipped, a.skipReason(err, verts)
+				r.Outcome, r.Err = Skipped, a.skipReason(err)
 			case o == sched.Cancelled:
 				r.Outcome, r.Err = Cancelled, err
-			case o == sched.Failed && !started[t].IsZero(): // the kind panicked
+			case o == sched.Failed && !at.started.IsZero(): // the kind panicked
+				r.Outcome, r.Err = Failed, err
+			case o == sched.Failed: // an added task that cannot run
 				r.Outcome, r.Err = Failed, err
 			default:
 				return
@@ -148,34 +142,40 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 			a.Options.Hooks.Finished(*r)
 		},
 	}
-	sched.Run(ctx, tasks, opts, func(ctx context.Context, t int) error {
-		var r NodeResult
-		if tooBig[t] != nil {
-			r = NodeResult{Addr: dag.Nodes[verts[t]].Addr, Outcome: Failed, Err: tooBig[t]}
-		} else {
-			r = a.node(ctx, dag.Nodes[verts[t]])
+	sched.RunGrowing(ctx, tasks, opts, func(ctx context.Context, t int) ([]sched.Task, error) {
+		at := a.task(t)
+		if at.node.Placeholder() {
+			return a.expand(t, at, prio[t])
 		}
-		r.Started, r.Ended = started[t], time.Now()
-		a.results[t] = r
+		r := at.result
+		if at.tooBig != nil {
+			r.Outcome, r.Err = Failed, at.tooBig
+		} else {
+			r = a.node(ctx, at.node)
+		}
+		r.Started, r.Ended = at.started, time.Now()
+		at.result = r
 		a.Options.Hooks.Finished(r)
-		reported[t] = true
+		at.reported = true
 		if r.Outcome == Failed || r.Outcome == Cancelled {
 			if r.Err == nil {
 				r.Err = errors.New(string(r.Outcome))
 			}
-			return r.Err
+			return nil, r.Err
 		}
-		return nil
+		return nil, nil
 	})
 	flushErr := a.Writer.Flush()
-	return &Result{Nodes: a.results}, flushErr
+	return &Result{Nodes: a.resultNodes()}, flushErr
 }
 
 // skipReason names the dependency that did not succeed.
-func (a *Applier) skipReason(err error, verts []int) error {
+func (a *Applier) skipReason(err error) error {
 	var se *sched.SkippedError
-	if errors.As(err, &se) && se.Dep >= 0 && se.Dep < len(verts) {
-		return fmt.Errorf("%s did not succeed", a.DAG.Nodes[verts[se.Dep]].Addr)
+	if errors.As(err, &se) && se.Dep >= 0 {
+		if at := a.task(se.Dep); at != nil {
+			return fmt.Errorf("%s did not succeed", at.node.Addr)
+		}
 	}
 	return err
 }

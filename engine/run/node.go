@@ -89,7 +89,7 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 		// that is still drifted is rebuilt below.
 		stored := d.Records.Stored(dec.Key)
 		repairable := dec.Action != plan.Repair || stored != nil && stored.Attrs[plan.AttrDigestBy] != "kind"
-		if stored != nil && repairable && !service && !n.Meta.AlwaysRun && !d.Replace[n.Addr] {
+		if stored != nil && repairable && !service && !n.Meta.AlwaysRun && !d.Replaced(n) {
 			dec.Restore = stored
 			if a.restore(dec) == nil {
 				a.vals.Set(n.Addr, d.ValueAfter(&plan.Decision{Node: n, Kind: dec.Kind, KindNode: dec.KindNode, Action: plan.Restore, Restore: stored}))

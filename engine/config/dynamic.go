@@ -1,0 +1,279 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Dynamic blocks. A for_each or count that reads another node's result —
+// fileset(exec.split.out, "*.vcf"), glob_wildcards("${exec.split.out}/{s}.vcf"),
+// listfile("${exec.split.out}/shards.txt") — cannot be evaluated when the
+// pipeline loads. Such a block loads as one placeholder node, exec.annotate[*],
+// which depends on everything the block references. Once those nodes have
+// results (at plan time when they are up to date, during apply when they
+// finished), Expand evaluates the for_each or count and records the
+// instances; Node, blockValue and per-instance references see them from
+// then on. Expansions are kept apart from the static index under their own
+// lock, because apply expands while other nodes are evaluated.
+//
+// An instance depends on what its block's body references, not on what its
+// for_each read: what it takes from there is its key and value, which enter
+// its key through its configuration, and the files under those results that
+// its key or value names (Dynamic.Files), whose digests enter its key. So a
+// new shard adds one instance and leaves the others up to date.
+
+// DefaultMaxDynamic bounds the instances one dynamic block may expand into.
+const DefaultMaxDynamic = 100_000
+
+// Dynamic marks the placeholder and the instances of a dynamic block.
+type Dynamic struct {
+	After []addr.Node // the blocks whose results the for_each or count reads
+	Files []string    // for an instance: files under those results its key or value names
+}
+
+// Placeholder reports whether n stands for a dynamic block not expanded yet.
+func (n *Node) Placeholder() bool { return n.Addr.Key.All }
+
+type expansion struct {
+	nodes []*Node
+	index map[addr.Node]*Node
+}
+
+// dynamicSources returns the node blocks a block's for_each or count
+// references, directly or through locals, sorted.
+func (p *Pipeline) dynamicSources(b *Block) []addr.Node {
+	e := b.ForEach
+	if e == nil {
+		e = b.Count
+	}
+	if e == nil {
+		return nil
+	}
+	set := map[addr.Node]bool{}
+	for _, t := range e.Variables() {
+		root := t.RootName()
+		name, ok := attrStep(t, 1)
+		if !ok {
+			continue
+		}
+		switch {
+		case root == "local" && p.Locals[name] != nil:
+			for _, n := range p.Locals[name].nodes {
+				set[n.Block()] = true
+			}
+		case p.Kinds[root] != nil && p.blockOf[addr.Node{Kind: root, Name: name}] != nil:
+			set[addr.Node{Kind: root, Name: name}] = true
+		}
+	}
+	var out []addr.Node
+	for a := range set {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	return out
+}
+
+// Concrete lists every node instance: the static ones and the instances of
+// the dynamic blocks expanded so far, in address order within each block.
+// complete is false while a dynamic block is not expanded.
+func (p *Pipeline) Concrete() (nodes []*Node, complete bool) {
+	complete = true
+	for _, n := range p.Nodes {
+		if !n.Placeholder() {
+			nodes = append(nodes, n)
+			continue
+		}
+		insts, ok := p.Expanded(n.Addr.Block())
+		complete = complete && ok
+		nodes = append(nodes, insts...)
+	}
+	return nodes, complete
+}
+
+// Expanded returns the instances of a dynamic block, once expanded.
+func (p *Pipeline) Expanded(blk addr.Node) ([]*Node, bool) {
+	p.dynMu.RLock()
+	defer p.dynMu.RUnlock()
+	e, ok := p.expanded[blk]
+	if !ok {
+		return nil, false
+	}
+	return e.nodes, true
+}
+
+// Dynamic reports whether the block at blk is dynamic.
+func (p *Pipeline) Dynamic(blk addr.Node) bool {
+	b := p.blockOf[blk.Block()]
+	return b != nil && b.dynamic != nil
+}
+
+// blockInstances lists a block's instances; for a dynamic block, those of
+// its expansion, and known is false before it is expanded.
+func (p *Pipeline) blockInstances(blk addr.Node) (insts []addr.Node, known bool) {
+	if !p.Dynamic(blk) {
+		return p.instances[blk], true
+	}
+	nodes, ok := p.Expanded(blk)
+	if !ok {
+		return nil, false
+	}
+	insts = make([]addr.Node, len(nodes))
+	for i, n := range nodes {
+		insts[i] = n.Addr
+	}
+	return insts, true
+}
+
+// Expand evaluates the for_each or count of a dynamic block's placeholder
+// against vals, which must hold the results of the nodes it reads, records
+// the instances and returns them, sorted. A later call replaces the
+// expansion.
+func (p *Pipeline) Expand(ph *Node, vals Values) ([]*Node, hcl.Diagnostics) {
+	b := ph.Block
+	rec := newReads()
+	ctx, diags := p.evalContext(ph, vals, "", rec)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	expr := b.ForEach
+	if expr == nil {
+		expr = b.Count
+	}
+	v, d := expr.Value(ctx)
+	if d.HasErrors() {
+		return nil, p.fromResults(ph, rec, d)
+	}
+	var nodes []*Node
+	if b.ForEach != nil {
+		nodes, d = p.forEachInstances(b, v, p.maxDynamic())
+	} else {
+		nodes, d = p.countInstances(b, v, p.maxDynamic())
+	}
+	if d.HasErrors() {
+		return nil, p.fromResults(ph, rec, d)
+	}
+	for _, n := range nodes {
+		n.Dynamic = &Dynamic{After: ph.Dynamic.After, Files: p.sourceFiles(n, ph.Dynamic.After)}
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Addr.Less(nodes[j].Addr) })
+	e := &expansion{nodes: nodes, index: make(map[addr.Node]*Node, len(nodes))}
+	for _, n := range nodes {
+		e.index[n.Addr] = n
+	}
+	p.dynMu.Lock()
+	if p.expanded == nil {
+		p.expanded = map[addr.Node]*expansion{}
+	}
+	p.expanded[b.Addr()] = e
+	p.dynMu.Unlock()
+	static := p.staticContext()
+	for _, n := range nodes {
+		diags = append(diags, p.resolveDeps(n, static)...)
+		diags = append(diags, p.evalMeta(n)...)
+	}
+	return nodes, diags
+}
+
+// fromResults adds to each diagnostic of an expansion which node it is and
+// which files of the upstream results it read (rec).
+func (p *Pipeline) fromResults(ph *Node, rec *reads, diags hcl.Diagnostics) hcl.Diagnostics {
+	var read []string
+	for _, f := range rec.fileList() {
+		for _, src := range ph.Dynamic.After {
+			out := p.StateDir + "/out/" + src.FileName()
+			if within(out, f.Path) || strings.HasPrefix(f.Path, out+"[") {
+				read = append(read, relToRoot(p.Root, f.Path))
+			}
+		}
+	}
+	var afters []string
+	for _, a := range ph.Dynamic.After {
+		afters = append(afters, a.String())
+	}
+	from := fmt.Sprintf("%s: decided from the result of %s", ph.Addr, strings.Join(afters, ", "))
+	if len(read) > 0 {
+		from += " (" + strings.Join(read, ", ") + ")"
+	}
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		c := *d
+		c.Detail = from + ": " + c.Detail
+		if c.Subject == nil {
+			c.Subject = ph.DeclRange.Ptr()
+		}
+		out[i] = &c
+	}
+	return out
+}
+
+// sourceFiles finds the files under the results of after that an
+// instance's key or value names, as a path under such a result or relative
+// to it.
+func (p *Pipeline) sourceFiles(n *Node, after []addr.Node) []string {
+	var strs []string
+	collect := func(v cty.Value) {
+		_ = cty.Walk(v, func(_ cty.Path, x cty.Value) (bool, error) {
+			if x.IsKnown() && !x.IsNull() && x.Type() == cty.String {
+				strs = append(strs, x.AsString())
+			}
+			return true, nil
+		})
+	}
+	if n.Each != nil {
+		collect(n.Each.Key)
+		collect(n.Each.Value)
+	}
+	var outs []string
+	for _, blk := range after {
+		insts, _ := p.blockInstances(blk)
+		for _, a := range insts {
+			outs = append(outs, p.OutPath(a))
+		}
+	}
+	seen := map[string]bool{}
+	var files []string
+	for _, s := range strs {
+		for _, out := range outs {
+			f := s
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(out, f)
+			}
+			f = filepath.Clean(f)
+			if seen[f] || !within(out, f) || f == out {
+				continue
+			}
+			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	sort.Strings(files)
+	return files
+}
+
+func (p *Pipeline) maxDynamic() int {
+	if p.maxDyn > 0 {
+		return p.maxDyn
+	}
+	return DefaultMaxDynamic
+}
+
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func relToRoot(root, p string) string {
+	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
+}
