@@ -18,6 +18,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -392,9 +393,13 @@ func sortedNames[V any](m map[string]V) []string {
 }
 
 // HostCapacity is the resource pools this machine offers: cpu (its CPU
-// count) and npu (the NPUs a host node reports, when the pipeline has one).
+// count), mem_mb (its memory in MiB) and npu (the NPUs a host node reports,
+// when the pipeline has one).
 func (w *Workspace) HostCapacity() map[string]int64 {
 	capacity := map[string]int64{"cpu": int64(runtime.NumCPU())}
+	if mb, ok := proc.MemoryMB(); ok {
+		capacity["mem_mb"] = mb
+	}
 	for _, n := range w.Pipeline.Nodes {
 		if n.Addr.Kind != "host" {
 			continue

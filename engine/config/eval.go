@@ -27,10 +27,21 @@ type Evaluated struct {
 	FilesRead []FileRead
 }
 
-// Evaluate evaluates n's configuration. selfOut is the value of self.out.
+// Evaluate evaluates n's configuration. selfOut is the value of self.out;
+// each self.resources.NAME is the placeholder "${self.resources.NAME}", so
+// that the amount a node is given stays out of its key.
 func (p *Pipeline) Evaluate(n *Node, vals Values, selfOut string) (*Evaluated, hcl.Diagnostics) {
+	return p.EvaluateRun(n, vals, selfOut, nil)
+}
+
+// EvaluateRun evaluates n's configuration for a run: self.resources holds
+// what the node was given (granted), when not nil.
+func (p *Pipeline) EvaluateRun(n *Node, vals Values, selfOut string, granted map[string]int64) (*Evaluated, hcl.Diagnostics) {
 	rec := newReads()
 	ctx, diags := p.evalContext(n, vals, selfOut, rec)
+	if n != nil && ctx.Variables != nil {
+		ctx.Variables["self"] = selfValue(n, selfOut, granted)
+	}
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -81,7 +92,7 @@ func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, rec *reads)
 		for k, v := range nodes {
 			ctx.Variables[k] = v
 		}
-		ctx.Variables["self"] = cty.ObjectVal(map[string]cty.Value{"out": cty.StringVal(selfOut)})
+		ctx.Variables["self"] = selfValue(n, selfOut, nil)
 		if n.Each != nil {
 			ctx.Variables["each"] = cty.ObjectVal(map[string]cty.Value{"key": n.Each.Key, "value": n.Each.Value})
 		}
@@ -99,6 +110,31 @@ func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, rec *reads)
 		ctx.Variables["local"] = locals
 	}
 	return ctx, diags
+}
+
+// selfValue is self: out, and resources with what the node was given of
+// each resource it declares (cpu is always there, 1 unless declared), or
+// placeholders when granted is nil.
+func selfValue(n *Node, selfOut string, granted map[string]int64) cty.Value {
+	res := map[string]cty.Value{}
+	names := []string{"cpu"}
+	for name := range n.Meta.Resources {
+		if name != "cpu" {
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
+		if granted == nil {
+			res[name] = cty.StringVal("${self.resources." + name + "}")
+			continue
+		}
+		amount, ok := granted[name]
+		if !ok && name == "cpu" {
+			amount = 1
+		}
+		res[name] = cty.NumberIntVal(amount)
+	}
+	return cty.ObjectVal(map[string]cty.Value{"out": cty.StringVal(selfOut), "resources": cty.ObjectVal(res)})
 }
 
 // nodeObjects builds the kind-rooted objects (exec = {a = {...}}) for the

@@ -104,11 +104,12 @@ func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNo
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid reference to self", Detail: "self is only available inside a node block.", Subject: &rng})
 				continue
 			}
-			if name, ok := attrStep(t, 1); !ok || name != "out" {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid reference to self", Detail: "A node can refer to self.out, its own output folder, and nothing else of itself.", Subject: &rng})
+			name, ok := attrStep(t, 1)
+			if !ok || name != "out" && name != "resources" {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid reference to self", Detail: "A node can refer to self.out, its own output folder, and self.resources.NAME, what it was given of a resource; nothing else of itself.", Subject: &rng})
 				continue
 			}
-			selfOut = true
+			selfOut = selfOut || name == "out"
 		default:
 			if _, isKind := p.Kinds[root]; !isKind {
 				var names []string

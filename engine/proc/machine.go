@@ -2,6 +2,7 @@ package proc
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -75,4 +76,25 @@ func ReadKey(path, key string) (value string, found bool, err error) {
 		return strings.Trim(strings.TrimSpace(v), `"'`), true, nil
 	}
 	return "", false, sc.Err()
+}
+
+// MemoryMB is the machine's memory in MiB, from /proc/meminfo (Linux); ok
+// is false where that cannot be read.
+func MemoryMB() (mb int64, ok bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, found := strings.CutPrefix(line, "MemTotal:")
+		if !found {
+			continue
+		}
+		var kb int64
+		if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil || kb <= 0 {
+			return 0, false
+		}
+		return kb / 1024, true
+	}
+	return 0, false
 }

@@ -26,8 +26,10 @@ type applyTask struct {
 
 func (a *Applier) newTask(n *config.Node, t *sched.Task) *applyTask {
 	at := &applyTask{node: n, result: NodeResult{Addr: n.Addr, Outcome: Cancelled}}
-	// A node asking for more than a pool holds fails on its own, with the
-	// reason; the rest of the pipeline still runs.
+	// CPUs and memory beyond the machine are scaled down (grant). A node
+	// asking for more of another pool than it holds fails on its own, with
+	// the reason; the rest of the pipeline still runs.
+	t.Resources, _ = grant(t.Resources, a.Options.Capacity)
 	for res, amount := range t.Resources {
 		if capacity, ok := a.Options.Capacity[res]; ok && amount > capacity {
 			at.tooBig = fmt.Errorf("needs %s=%d but this machine has %d (set the pool with -resource %s=N)", res, amount, capacity, res)

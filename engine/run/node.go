@@ -192,7 +192,11 @@ func (a *Applier) runFolder(dec *plan.Decision) (entry, dir string, resumed bool
 func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, resumed bool, log *nodeLog) (*kind.Result, int, error) {
 	n := dec.Node
 	d := a.Decider
-	ev, diags := d.Pipeline.Evaluate(n, a.vals, dir)
+	granted, warnings := grant(n.Meta.Resources, a.Options.Capacity)
+	for _, w := range warnings {
+		fmt.Fprintf(log, "kiln: warning: %s\n", w)
+	}
+	ev, diags := d.Pipeline.EvaluateRun(n, a.vals, dir, granted)
 	if diags.HasErrors() {
 		return nil, 0, &DiagError{Diags: diags}
 	}
@@ -202,7 +206,7 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, r
 	if err != nil {
 		return nil, 0, fmt.Errorf("the pin in kiln.lock.hcl: %w; run kiln lock -update %s", err, n.Addr)
 	}
-	env := mergeEnv(baseEnv(), "KILN_OUT="+dir)
+	env := mergeEnv(baseEnv(), append(resourceEnv(granted), "KILN_OUT="+dir)...)
 	if tc := n.Meta.Toolchain; tc != nil {
 		if v, ok := a.vals.NodeValue(*tc); ok && v.Type().HasAttribute("env") {
 			if e := v.GetAttr("env"); e.IsWhollyKnown() && !e.IsNull() && (e.Type().IsMapType() || e.Type().IsObjectType()) {
