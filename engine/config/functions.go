@@ -238,7 +238,7 @@ const (
 	// Seen the digest of the sorted absolute paths they found.
 	ReadFileset   = "fileset"
 	ReadWildcards = "glob_wildcards"
-	ReadFailed  = "(cannot read)"
+	ReadFailed    = "(cannot read)"
 )
 
 // FileRead is one file an expression read, as it was when read.

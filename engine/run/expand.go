@@ -13,8 +13,8 @@ import (
 // the task's own while it runs, the scheduler's before and after.
 type applyTask struct {
 	node     *config.Node
-	tooBig   error // the node asks for more than a pool holds
-	started  time.Time // when the scheduler started it
+	tooBig   error      // the node asks for more than a pool holds
+	started  time.Time  // when the scheduler started it
 	reported bool       // the task reported its result itself
 	result   NodeResult // Outcome Cancelled until decided
 	// For a placeholder once expanded: its instances' tasks, before and
