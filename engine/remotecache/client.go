@@ -66,7 +66,7 @@ func New(rawURL string, auth Auth) (*Client, error) {
 		return nil, fmt.Errorf("cache url %q: %w", rawURL, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("cache url %q: want http://HOST[:PORT][/PATH] or https://...", rawURL)
+		return nil, fmt.Errorf("cache url %q: want http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]", rawURL)
 	}
 	if u.User != nil {
 		return nil, fmt.Errorf("cache url %s: credentials do not belong in the url, which kiln may print and keep; set KILN_CACHE_TOKEN, or KILN_CACHE_USERNAME and KILN_CACHE_PASSWORD", u.Redacted())
