@@ -228,7 +228,7 @@ func TestBuildRelativeProgramInDir(t *testing.T) {
 	}
 	log, _, err := build(context.Background(), t, root, config(cty.ListVal([]cty.Value{cty.StringVal("./tool.sh")}), nil))
 	if err != nil || log != "relative tool\n" {
-		t.Skipf("BUG: command = [\"./tool.sh\"] with the tool in the pipeline folder: %v (log %q); want it run (the program is looked up relative to kiln's working folder, not dir)", err, log)
+		t.Fatalf("command = [\"./tool.sh\"] with the tool in the pipeline folder: %v (log %q); want it run (the program is looked up relative to kiln's working folder, not dir)", err, log)
 	}
 }
 
@@ -251,7 +251,7 @@ func TestBuildNullValuesAreErrors(t *testing.T) {
 				_, _, err = build(context.Background(), t, t.TempDir(), tt.cfg)
 			}()
 			if panicked != nil {
-				t.Skipf("BUG: a null %s makes Build panic: %v; want an error naming the attribute", tt.name, panicked)
+				t.Fatalf("a null %s makes Build panic: %v; want an error naming the attribute", tt.name, panicked)
 			}
 			if err == nil {
 				t.Errorf("a null %s was accepted", tt.name)
