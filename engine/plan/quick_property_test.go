@@ -1,0 +1,160 @@
+package plan_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/kilnbuild/kiln/engine"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/providers/exec"
+)
+
+// TestQuickCheckAgreesWithPlan is a property: after random edits of a
+// pipeline's world — input files, files matched by a glob, a patch, a file
+// read with file(), a file whose existence sets a count, a variable, a
+// variable read with env(), the lock file — the no-change certificate says
+// "up to date" only when the full plan does.
+func TestQuickCheckAgreesWithPlan(t *testing.T) {
+	dir := t.TempDir()
+	env := "KILN_PROPERTY_MODE"
+	t.Setenv(env, "fast")
+	files := map[string]string{
+		"pipeline.hcl": `variable "v" {
+  type    = string
+  default = "1"
+}
+
+locals {
+  mode   = env("` + env + `")
+  params = file("params.txt")
+  n      = fileexists("shards.txt") ? length(compact(split("\n", file("shards.txt")))) : 1
+}
+
+exec "a" {
+  command = "cat data/a.txt patches/fix.patch > $KILN_OUT/a; echo ${var.v} ${local.mode} >> $KILN_OUT/a"
+  inputs  = ["data/a.txt", "patches/fix.patch"]
+}
+
+exec "glob" {
+  command = "cat data/g/*.txt > $KILN_OUT/g"
+  inputs  = ["data/g/*.txt"]
+}
+
+exec "w" {
+  count   = local.n
+  command = "echo ${count.index} ${local.params} > $KILN_OUT/w"
+}
+
+exec "b" {
+  command = "cat ${exec.a.out}/a ${exec.glob.out}/g > $KILN_OUT/b"
+}
+`,
+		"data/a.txt":        "a\n",
+		"data/g/1.txt":      "1\n",
+		"patches/fix.patch": "--- a\n+++ b\n",
+		"params.txt":        "lr=0.1\n",
+		"kiln.lock.hcl":     "version = 1\n",
+	}
+	for name, content := range files {
+		write(t, dir, name, content)
+	}
+	vars := map[string]string{}
+	opts := func() engine.Options {
+		return engine.Options{Path: dir, Kinds: []kind.Kind{exec.New()}, Vars: vars}
+	}
+	edits := []struct {
+		name string
+		do   func(r *rand.Rand)
+	}{
+		{"input content", func(r *rand.Rand) { write(t, dir, "data/a.txt", fmt.Sprintf("a %d\n", r.IntN(3))) }},
+		{"input rewritten as it was", func(*rand.Rand) { rewrite(t, dir, "data/a.txt") }},
+		{"new glob match", func(r *rand.Rand) { write(t, dir, fmt.Sprintf("data/g/n%d.txt", r.IntN(4)), "n\n") }},
+		{"glob match removed", func(r *rand.Rand) { _ = os.Remove(filepath.Join(dir, fmt.Sprintf("data/g/n%d.txt", r.IntN(4)))) }},
+		{"file beside the glob", func(r *rand.Rand) { write(t, dir, "data/g/skip.csv", fmt.Sprint(r.IntN(3))) }},
+		{"patch", func(r *rand.Rand) { write(t, dir, "patches/fix.patch", fmt.Sprintf("--- a\n+++ b %d\n", r.IntN(3))) }},
+		{"file() read", func(r *rand.Rand) { write(t, dir, "params.txt", fmt.Sprintf("lr=0.%d\n", r.IntN(3))) }},
+		{"fileexists count", func(r *rand.Rand) {
+			if r.IntN(2) == 0 {
+				_ = os.Remove(filepath.Join(dir, "shards.txt"))
+				return
+			}
+			write(t, dir, "shards.txt", "x\ny\n"[:2*(1+r.IntN(2))])
+		}},
+		{"variable", func(r *rand.Rand) { vars["v"] = fmt.Sprint(r.IntN(3)) }},
+		{"env()", func(r *rand.Rand) { t.Setenv(env, []string{"fast", "slow", "fast"}[r.IntN(3)]) }},
+		{"lock pins", func(r *rand.Rand) {
+			write(t, dir, "kiln.lock.hcl", fmt.Sprintf("version = 1\n\npin \"exec.a\" {\n  checksum = \"sha256:%064d\"\n}\n", r.IntN(2)))
+		}},
+	}
+	r := rand.New(rand.NewPCG(8, 8))
+	agreedUpToDate, agreedChanged := 0, 0
+	for i := range 60 {
+		w, diags, err := engine.Open(opts())
+		if err != nil || diags.HasErrors() {
+			t.Fatalf("step %d: open: %v %s", i, err, diags.Error())
+		}
+		if res, err := w.Apply(context.Background(), engine.ApplyOptions{Parallelism: 2}); err != nil || res.Failed() {
+			t.Fatalf("step %d: apply: %v", i, err)
+		}
+		var done []string
+		for range 1 + r.IntN(2) {
+			e := edits[r.IntN(len(edits))]
+			e.do(r)
+			done = append(done, e.name)
+		}
+		_, quick := engine.QuickCheck(opts())
+		w, diags, err = engine.Open(opts())
+		if err != nil || diags.HasErrors() {
+			t.Fatalf("step %d: open: %v %s", i, err, diags.Error())
+		}
+		pl, diags := w.Plan(context.Background())
+		if diags.HasErrors() {
+			t.Fatalf("step %d: plan: %s", i, diags.Error())
+		}
+		full := !pl.HasChanges()
+		if quick && !full {
+			var counts []string
+			for a, n := range pl.Counts() {
+				counts = append(counts, fmt.Sprintf("%s=%d", a.Word(), n))
+			}
+			sort.Strings(counts)
+			t.Fatalf("step %d, after %v: the certificate says up to date, the full plan says %v", i, done, counts)
+		}
+		switch {
+		case quick && full:
+			agreedUpToDate++
+		case !quick && !full:
+			agreedChanged++
+		}
+	}
+	// The property must have been tested both ways.
+	if agreedUpToDate == 0 || agreedChanged == 0 {
+		t.Fatalf("up to date by both: %d steps, changed by both: %d; the edits do not exercise the certificate", agreedUpToDate, agreedChanged)
+	}
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rewrite writes a file again with the same bytes: a new mtime, no change.
+func rewrite(t *testing.T, dir, name string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, name, string(b))
+}
