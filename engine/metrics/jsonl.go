@@ -177,27 +177,27 @@ func (s *jsonScanner) str() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.pos
-	s.pos++
-	escaped := false
-	for s.pos < len(s.b) {
-		switch s.b[s.pos] {
+	rest := s.b[start+1:]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return nil, false
+	}
+	if bytes.IndexByte(rest[:end], '\\') < 0 { // no escapes: the common case
+		s.pos = start + 1 + end + 1
+		return rest[:end], true
+	}
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
 		case '\\':
-			escaped = true
-			s.pos += 2
-			continue
+			i++
 		case '"':
-			s.pos++
-			raw := s.b[start:s.pos]
-			if !escaped {
-				return raw[1 : len(raw)-1], true
-			}
+			s.pos = start + 1 + i + 1
 			var out string
-			if json.Unmarshal(raw, &out) != nil {
+			if json.Unmarshal(s.b[start:s.pos], &out) != nil {
 				return nil, false
 			}
 			return []byte(out), true
 		}
-		s.pos++
 	}
 	return nil, false
 }

@@ -249,3 +249,47 @@ func TestHugeLogBoundedMemory(t *testing.T) {
 		t.Errorf("%d long lines", p.Stats.LongLines)
 	}
 }
+
+// FuzzParser feeds any bytes to the parsers of every format: nothing
+// panics, every sample has a value, and a log written in two pieces gives
+// the samples of the whole.
+func FuzzParser(f *testing.F) {
+	for _, seed := range []string{
+		interleavedLog,
+		"step:1 - a:np.float64(nan) - b:Fraction(1, 0)\n",
+		`{"step": 1, "a": {"b": [1, {"c": "\"]"}]}, "d": 1e400}` + "\n",
+		"iter 3 loss=0.5\r\n",
+	} {
+		f.Add(seed, 7)
+	}
+	specs := []*Spec{}
+	for _, format := range []string{"verl", "jsonl"} {
+		s, _ := NewSpec(format, nil, "", nil)
+		specs = append(specs, s)
+	}
+	p, _ := NewSpec("", []string{`iter (?P<step>\d+) loss=(?P<loss>\S+)`}, "", nil)
+	specs = append(specs, p)
+	f.Fuzz(func(t *testing.T, log string, cut int) {
+		for _, spec := range specs {
+			whole := collect(t, spec, log)
+			for _, s := range whole {
+				if len(s.Values) == 0 {
+					t.Fatalf("an empty sample from %q", log)
+				}
+			}
+			if cut < 0 || cut > len(log) {
+				continue
+			}
+			var pieces []Sample
+			pp := NewParser(spec, func(s *Sample) {
+				pieces = append(pieces, Sample{Step: s.Step, Values: append([]Value(nil), s.Values...)})
+			})
+			pp.Write([]byte(log[:cut]))
+			pp.Write([]byte(log[cut:]))
+			pp.Close()
+			if diff := cmp.Diff(whole, pieces, sampleCmp...); diff != "" {
+				t.Fatalf("%q cut at %d (-whole +pieces):\n%s", log, cut, diff)
+			}
+		}
+	})
+}
