@@ -11,6 +11,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/lockfile"
+	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -83,6 +84,7 @@ func (w *Workspace) hold(command string) (release func(), err error) {
 	}
 	w.moveInMemory(moves)
 	w.Decider.State, w.Decider.Store, w.Decider.Records, w.Decider.Stat, w.Decider.Pins = w.State, w.Store, w.Records, w.Stat, w.Lock.Pins
+	w.Decider.Locked = lockedBuilds(w.Lock)
 	return func() { l.Release() }, nil
 }
 
@@ -165,5 +167,35 @@ func (w *Workspace) Check(ctx context.Context, nodes []addr.Node, command string
 	}
 	host, _ := os.Hostname()
 	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Options: run.Options{Host: host, Version: Version}}
-	return a.Check(ctx, pl, run.CheckOptions{Named: named, Locked: locked, Dir: filepath.Join(w.Pipeline.StateDir, "check")}), nil
+	res := a.Check(ctx, pl, run.CheckOptions{Named: named, Locked: locked, Dir: filepath.Join(w.Pipeline.StateDir, "check")})
+	scratch := w.checkInScratch(ctx, pl, named)
+	for i, r := range res {
+		if s, ok := scratch[r.Addr]; ok {
+			res[i] = s
+		}
+	}
+	return res, nil
+}
+
+// lockedBuilds are the node entries of a lock, for the decider.
+func lockedBuilds(lf *lockfile.File) map[string]plan.LockedBuild {
+	out := make(map[string]plan.LockedBuild, len(lf.Nodes))
+	for a, n := range lf.Nodes {
+		out[a] = plan.LockedBuild{Key: n.Key, Digest: n.Digest}
+	}
+	return out
+}
+
+// StrictLock reports whether a result that does not reproduce the lock's
+// digest under the same key is an error: -strict, or the pipeline's
+// kiln { strict_lock = true }.
+func (w *Workspace) StrictLock() bool { return w.opts.StrictLock || w.Pipeline.StrictLock }
+
+func hasMismatch(pl *plan.Plan) bool {
+	for _, d := range pl.Changes {
+		if d.LockMismatch != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -39,6 +39,12 @@ type Options struct {
 	Capacity map[string]int64
 	// DebugKey receives every key computed, with its lines.
 	DebugKey func(a addr.Node, key string, lines []string)
+	// StateDir is the state folder; default: .kiln beside the pipeline.
+	StateDir string
+	// StrictLock makes a build that does not reproduce the digest
+	// kiln.lock.hcl records under the same key an error (-strict); a
+	// pipeline sets it with kiln { strict_lock = true }.
+	StrictLock bool
 	// MaxDynamic bounds the instances of a block whose for_each or count
 	// reads another node's result (config.DefaultMaxDynamic when 0).
 	MaxDynamic int
@@ -57,6 +63,9 @@ type Workspace struct {
 	// Lock is kiln.lock.hcl beside the pipeline (empty when there is none).
 	Lock *lockfile.File
 	opts Options
+	// scratch marks a workspace whose state folder is a scratch one (apply
+	// -check): it never writes the pipeline's lock.
+	scratch bool
 	// moves are the moves of moved blocks, made in memory since Open.
 	moves []plan.Moved
 	// applied holds the node values as the last apply left them.
@@ -71,7 +80,7 @@ type Workspace struct {
 // Open loads the pipeline at o.Path and its state. Diagnostics describe
 // configuration problems; the error, other failures (a corrupt state).
 func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
-	p, diags := config.Load(o.Path, config.Options{Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles, MaxDynamic: o.MaxDynamic})
+	p, diags := config.Load(o.Path, config.Options{StateDir: o.StateDir, Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles, MaxDynamic: o.MaxDynamic})
 	if diags.HasErrors() {
 		return &Workspace{Pipeline: p}, diags, nil
 	}
@@ -115,7 +124,7 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 			return w, diags, fmt.Errorf("-replace %s: no such node in the pipeline", r)
 		}
 	}
-	w.Decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.State, Store: w.Store, Stat: w.Stat, Records: w.Records, Replace: replace, Pins: w.Lock.Pins, MovedFrom: movedFrom(moves), Targeted: len(o.Targets) > 0}
+	w.Decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.State, Store: w.Store, Stat: w.Stat, Records: w.Records, Replace: replace, Pins: w.Lock.Pins, MovedFrom: movedFrom(moves), Targeted: len(o.Targets) > 0, Locked: lockedBuilds(w.Lock)}
 	return w, diags, nil
 }
 
@@ -160,8 +169,13 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid output",
 				Detail: fmt.Sprintf("%s: %v.", d.Node.Addr, err), Subject: d.Node.AttrRange("outputs").Ptr()})
 		}
+		if m := d.LockMismatch; m != nil && w.StrictLock() {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Result differs from kiln.lock.hcl",
+				Detail:  (&run.LockMismatchError{Addr: d.Node.Addr, LockMismatch: *m}).Error() + ".",
+				Subject: d.Node.DeclRange.Ptr()})
+		}
 	}
-	if !diags.HasErrors() && !pl.HasChanges() {
+	if !diags.HasErrors() && !pl.HasChanges() && !hasMismatch(pl) {
 		w.writeQuick()
 	}
 	return pl, diags
@@ -264,6 +278,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		_ = writer.Close()
 		return nil, err
 	}
+	w.Decider.Locked = lockedBuilds(w.Lock)
 	w.Decider.MovedFrom = nil
 	w.Decider.Pins = w.Lock.Pins
 	// Decisions compare against the records as they were when the apply
@@ -278,7 +293,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	}
 	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Writer: writer, Runs: runs, Options: run.Options{
 		Parallelism: o.Parallelism, Capacity: o.Capacity, FailFast: o.FailFast, Scope: w.Scope,
-		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version,
+		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version, StrictLock: w.StrictLock(),
 	}}
 	res, applyErr := a.Apply(ctx)
 	applyErr = errors.Join(applyErr, runs.Close())
@@ -294,7 +309,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		}
 	}
 	closeErr := writer.Close()
-	if applyErr == nil && closeErr == nil && res != nil {
+	if applyErr == nil && closeErr == nil && res != nil && !w.scratch {
 		closeErr = w.recordLock(res)
 	}
 	w.saveStatCache()

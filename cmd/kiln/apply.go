@@ -126,6 +126,7 @@ func runApply(c *cli, args []string) int {
 		}
 	}
 	fmt.Fprintln(c.stdout, render.ApplySummary(res, time.Since(start)))
+	c.printMismatches(res)
 	if w.RecordErr != nil {
 		fmt.Fprintf(c.stderr, "kiln apply: warning: %v; kiln report may show this run incompletely\n", w.RecordErr)
 	}
@@ -203,4 +204,19 @@ func changedSincePlan(w *engine.Workspace, saved *savedPlan) []string {
 		}
 	}
 	return moved
+}
+
+// printMismatches warns, loudly, of every node built with the key
+// kiln.lock.hcl records whose digest differs from the lock's.
+func (c *cli) printMismatches(res *run.Result) {
+	for _, n := range res.Nodes {
+		m := n.LockMismatch
+		if m == nil {
+			continue
+		}
+		fmt.Fprintf(c.stderr, "kiln apply: warning: %s was built with the key kiln.lock.hcl records, but its digest differs: %s in kiln.lock.hcl, %s now; the build does not reproduce the lock (-strict makes this an error)\n", n.Addr, shortHex(m.Locked), shortHex(m.Built))
+		for _, f := range m.Files {
+			fmt.Fprintf(c.stderr, "    differs: %s\n", f)
+		}
+	}
 }

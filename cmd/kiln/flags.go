@@ -53,6 +53,7 @@ type decideArgs struct {
 	targets   listFlag
 	replace   listFlag
 	resources listFlag
+	strict    bool
 }
 
 func (d *decideArgs) register(fs *flag.FlagSet) {
@@ -60,19 +61,21 @@ func (d *decideArgs) register(fs *flag.FlagSet) {
 	fs.Var(&d.targets, "target", "limit to this node and what it depends on (repeatable)")
 	fs.Var(&d.replace, "replace", "rebuild this node even if it is up to date (repeatable)")
 	fs.Var(&d.resources, "resource", "capacity of a resource pool: -resource npu=8 (repeatable; default: what a host node reports)")
+	fs.BoolVar(&d.strict, "strict", false, "a result whose key is the one kiln.lock.hcl records but whose digest differs is an error, not a warning (also: kiln { strict_lock = true })")
 }
 
 // decision is decideArgs parsed.
 type decision struct {
 	targets, replace []addr.Node
 	capacity         map[string]int64 // nil: what this machine offers
+	strict           bool
 }
 
 func (d *decideArgs) parse() (decision, error) {
 	targets, err := parseAddrs("target", d.targets)
 	replace, err2 := parseAddrs("replace", d.replace)
 	capacity, err3 := parseResources(d.resources)
-	return decision{targets: targets, replace: replace, capacity: capacity}, firstErr(err, err2, err3)
+	return decision{targets: targets, replace: replace, capacity: capacity, strict: d.strict}, firstErr(err, err2, err3)
 }
 
 // narrowed reports whether the flags select or force nodes, which the

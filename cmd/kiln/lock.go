@@ -195,7 +195,11 @@ func printCheck(c *cli, r run.CheckResult) {
 	}
 	switch r.Status {
 	case run.Reproduced:
-		fmt.Fprintf(c.stdout, "%s: reproduced (digest %s, as in %s)\n", r.Addr, short(r.Got), r.Against)
+		where := ""
+		if r.InScratch {
+			where = "; built in scratch"
+		}
+		fmt.Fprintf(c.stdout, "%s: reproduced (digest %s, as in %s%s)\n", r.Addr, short(r.Got), r.Against, where)
 	case run.Mismatch, run.NotDeterministic:
 		note := ""
 		if r.Status == run.NotDeterministic {
@@ -204,6 +208,9 @@ func printCheck(c *cli, r run.CheckResult) {
 		fmt.Fprintf(c.stdout, "%s: %s: digest %s in %s, rebuilt %s%s\n", r.Addr, r.Status, short(r.Want), r.Against, short(r.Got), note)
 		for _, f := range r.Files {
 			fmt.Fprintf(c.stdout, "    differs: %s\n", f)
+		}
+		if len(r.Files) == 0 && r.InScratch {
+			fmt.Fprintf(c.stdout, "    (built in scratch; the locked result is not in this machine's store, so the files that differ cannot be named)\n")
 		}
 	case run.CheckFailed:
 		fmt.Fprintf(c.stdout, "%s: rebuild failed: %v\n", r.Addr, r.Err)

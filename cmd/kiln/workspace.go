@@ -42,7 +42,7 @@ func (c *cli) open(p *pipelineArgs, path string, d decision) (*engine.Workspace,
 	}
 	o := engine.Options{
 		Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: providers.All(),
-		Targets: d.targets, Replace: d.replace, Capacity: d.capacity,
+		Targets: d.targets, Replace: d.replace, Capacity: d.capacity, StrictLock: d.strict,
 	}
 	if v := c.getenv("KILN_MAX_INSTANCES"); v != "" {
 		n, err := strconv.Atoi(v)

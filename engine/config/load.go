@@ -122,6 +122,7 @@ func (p *Pipeline) rootSchema() *hcl.BodySchema {
 		{Type: "executor", LabelNames: []string{"type", "name"}},
 		{Type: "cache"},
 		{Type: "moved"},
+		{Type: "kiln"},
 	}}
 	names := make([]string, 0, len(p.Kinds))
 	for n := range p.Kinds {
@@ -172,6 +173,8 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 						p.Locals[a.Name] = &Local{Name: a.Name, Expr: a.Expr, Range: a.Range}
 					}
 				}
+			case "kiln":
+				diags = append(diags, p.decodeSettings(b)...)
 			case "moved":
 				m, d := p.decodeMoved(b)
 				diags = append(diags, d...)

@@ -24,9 +24,12 @@ type Pipeline struct {
 	Locals    map[string]*Local
 	Outputs   []*Output
 	Moved     []*Moved // moved blocks, in source order
-	Blocks    []*Block // node blocks in source order
-	Nodes     []*Node  // node instances, sorted by address
-	Kinds     map[string]kind.Kind
+	// StrictLock, from kiln { strict_lock = true }: a build that does not
+	// reproduce the digest kiln.lock.hcl records under the same key fails.
+	StrictLock bool
+	Blocks     []*Block // node blocks in source order
+	Nodes      []*Node  // node instances, sorted by address
+	Kinds      map[string]kind.Kind
 	// Executors are the executor blocks by address (slurm.NAME);
 	// DefaultExecutor names the one with default = true, if any.
 	Executors       map[string]*Executor

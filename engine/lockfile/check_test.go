@@ -123,7 +123,7 @@ exec "later" {
 		"exec.stable": "skipped: not up to date (the plan says rebuild): run kiln apply first",
 		"exec.clock":  "skipped: not up to date (the plan says maybe): run kiln apply first",
 		"exec.train":  "skipped: deterministic = false (name it to rebuild it anyway)",
-		"exec.later":  "skipped: never built",
+		"exec.later":  "skipped: never built, and kiln.lock.hcl has no entry for it to compare with",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("check of a changed pipeline (-want +got):\n%s", diff)

@@ -45,6 +45,30 @@ type Decider struct {
 	// Targeted is set for -target: the plan covers part of the pipeline and
 	// forgets nothing.
 	Targeted bool
+	// Locked are the builds kiln.lock.hcl records, by address.
+	Locked map[string]LockedBuild
+}
+
+// LockedBuild is what kiln.lock.hcl records of a node's last build.
+type LockedBuild struct{ Key, Digest string }
+
+// LockMismatch is a node built with the key kiln.lock.hcl records but with
+// another digest: the build did not reproduce the one the lock describes.
+type LockMismatch struct {
+	Locked string   `json:"locked"` // the lock's digest
+	Built  string   `json:"built"`  // the digest built here
+	Files  []string `json:"files,omitempty"`
+}
+
+// Mismatch compares a build of a node with the lock; nil when they agree,
+// when the lock holds another key (or nothing), or when the node is not
+// deterministic.
+func (d *Decider) Mismatch(n *config.Node, key, digest string) *LockMismatch {
+	l, ok := d.Locked[n.Addr.String()]
+	if !ok || l.Key != key || l.Digest == digest || !n.Meta.Deterministic {
+		return nil
+	}
+	return &LockMismatch{Locked: l.Digest, Built: digest}
 }
 
 // Decision is what one node needs, and everything learned deciding it.
@@ -65,7 +89,10 @@ type Decision struct {
 	Probe    *kind.Probe
 	Record   *state.Record // the node's record in state, if any
 	Restore  *state.Record // for Restore: the record of the stored result
-	Blocked  string
+	// LockMismatch is set when the node's recorded result has the key of
+	// kiln.lock.hcl but another digest.
+	LockMismatch *LockMismatch
+	Blocked      string
 	// After, for a dynamic block not expanded yet (Node.Placeholder), lists
 	// the nodes that must run before its instances are known.
 	After []addr.Node
@@ -137,6 +164,9 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 		d.DebugKey(n.Addr, dec.Key, dec.KeyLines)
 	}
 	d.decideKnown(ctx, dec)
+	if dec.Record.Good() && dec.Record.Key == dec.Key {
+		dec.LockMismatch = d.Mismatch(n, dec.Key, dec.Record.Digest)
+	}
 	return dec
 }
 

@@ -48,6 +48,9 @@ type ChangeJSON struct {
 	// LastDuration is the recorded duration of the node's last good run, in
 	// seconds, when there is one.
 	LastDuration float64 `json:"last_duration_s,omitempty"`
+	// LockMismatch is set when the node's result has the key kiln.lock.hcl
+	// records but another digest.
+	LockMismatch *plan.LockMismatch `json:"lock_mismatch,omitempty"`
 }
 
 // ReasonJSON is one reason, with its sentence.
@@ -74,6 +77,7 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 		c := ChangeJSON{
 			Address: d.Node.Addr.String(), Kind: d.Kind.Name(), Action: d.Action.Word(), Symbol: string(d.Action),
 			Reasons: []ReasonJSON{}, Key: d.Key, Blocked: d.Blocked, DependsOn: []string{}, Resources: d.Node.Meta.Resources,
+			LockMismatch: d.LockMismatch,
 		}
 		for _, r := range d.Reasons {
 			c.Reasons = append(c.Reasons, ReasonJSON{Reason: r, Message: r.String()})

@@ -53,6 +53,7 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 	if !m.HasChanges() {
 		fmt.Fprintf(w, "No changes. %d node%s up to date.\n", m.Summary["no-op"], plural(m.Summary["no-op"]))
 		writeBlocked(w, m, c)
+		writeMismatches(w, m, c)
 		return
 	}
 	for _, mv := range m.Moved {
@@ -86,7 +87,24 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 		fmt.Fprintf(w, "%s %s %s\n    no longer in the configuration; its results stay in the store until kiln gc\n", paint("-"), paint("%s", f), c.dim("(forget)"))
 	}
 	writeBlocked(w, m, c)
+	writeMismatches(w, m, c)
 	fmt.Fprintf(w, "\n%s\n", Summary(m))
+}
+
+// writeMismatches warns of results that do not reproduce kiln.lock.hcl.
+func writeMismatches(w io.Writer, m *PlanJSON, c Colors) {
+	for _, ch := range m.Changes {
+		if lm := ch.LockMismatch; lm != nil {
+			fmt.Fprintf(w, "\n%s\n", c.action("!")("warning: %s: built with the key kiln.lock.hcl records, but the digest differs: %s in kiln.lock.hcl, %s here", ch.Address, short12(lm.Locked), short12(lm.Built)))
+		}
+	}
+}
+
+func short12(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
 }
 
 func writeBlocked(w io.Writer, m *PlanJSON, c Colors) {

@@ -247,6 +247,15 @@ func ApplySummary(r *run.Result, took time.Duration) string {
 	if len(parts) == 0 {
 		parts = append(parts, "nothing to do")
 	}
+	mismatches := 0
+	for _, n := range r.Nodes {
+		if n.LockMismatch != nil {
+			mismatches++
+		}
+	}
+	if mismatches > 0 {
+		parts = append(parts, fmt.Sprintf("%d lock mismatch%s", mismatches, map[bool]string{true: "es"}[mismatches > 1]))
+	}
 	return fmt.Sprintf("Apply: %s (%s).", strings.Join(parts, ", "), round(took))
 }
 

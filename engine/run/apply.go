@@ -22,6 +22,10 @@ type Options struct {
 	Hooks       Hooks
 	Host        string // recorded in each record
 	Version     string // kiln's version, recorded in each record
+	// StrictLock makes a build whose key is the one kiln.lock.hcl records
+	// but whose digest differs fail (Decider.Locked holds the lock);
+	// otherwise it is reported in NodeResult.LockMismatch.
+	StrictLock bool
 }
 
 // Applier applies a pipeline. Its Decider's state must be the one Writer
@@ -38,6 +42,8 @@ type Applier struct {
 	vals  *plan.Values
 	mu    sync.Mutex   // guards tasks, which grows while the apply runs
 	tasks []*applyTask // by scheduler task index
+	// mismatches hands a build's lock mismatch from publish to build.
+	mismatches sync.Map // addr.Node → *plan.LockMismatch
 }
 
 // Result is the outcome of an apply.

@@ -31,8 +31,11 @@ type CheckResult struct {
 	Got     string   // the rebuilt digest
 	Files   []string // files that differ, when the engine hashed the output
 	Reason  string   // why a node was skipped
-	Err     error    // why a rebuild failed
-	LogTail []string
+	// InScratch is set when the node had never been built here and was
+	// built, with what it needs, in a scratch state folder.
+	InScratch bool
+	Err       error // why a rebuild failed
+	LogTail   []string
 }
 
 // Checked is the recorded build a check compares against.

@@ -30,6 +30,9 @@ type NodeResult struct {
 	Log      string   // path of the node's log, when it ran
 	LogTail  []string // last lines of the log of a failed run
 	Attempts int
+	// LockMismatch is set when the node was built with the key
+	// kiln.lock.hcl records but its digest differs.
+	LockMismatch *plan.LockMismatch
 
 	Reasons []plan.Reason // why Action was decided
 	// Started is when the scheduler gave the node its turn (a slot and its

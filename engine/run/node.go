@@ -170,6 +170,9 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 	if dec.Kind.Name() == "service" {
 		res.Outcome = Started
 	}
+	if m, ok := a.mismatches.LoadAndDelete(n.Addr); ok {
+		res.LockMismatch = m.(*plan.LockMismatch)
+	}
 	return res
 }
 
@@ -304,6 +307,9 @@ func (a *Applier) publish(dec *plan.Decision, entry string, r *kind.Result, star
 		if key, keyLines, err = d.Rekey(dec, a.vals, pins); err != nil {
 			return fmt.Errorf("the key with the resolved pins: %w", err)
 		}
+	}
+	if err := a.checkLock(n, key, digest, d.Store.RunPath(entry)); err != nil {
+		return err
 	}
 	rec := &state.Record{
 		Addr: n.Addr.String(), Kind: dec.Kind.Name(), Key: key, KeyLines: keyLines,
