@@ -16,6 +16,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -28,7 +29,8 @@ import (
 // they are after the apply, which may have written them; a file read twice
 // with different results means no certificate), the environment variables
 // expressions read, and for
-// each node its stable path, store entry, input digests and output digest.
+// each node its stable path, store entry, input digests, output digest and
+// how its program was found (kiln's PATH, and the program found again).
 // The next plan re-checks exactly those with stat calls (through the stat
 // cache) and, when all still hold, skips loading the HCL and the state. Any
 // doubt — a missing or corrupt certificate, a journal, a changed byte — falls
@@ -37,7 +39,7 @@ import (
 // results (services, hosts, toolchains, git checkouts, Python environments)
 // and nodes with always_run take the full path every time.
 
-const quickFormat = "kiln-noop-3"
+const quickFormat = "kiln-noop-4"
 
 type quickCert struct {
 	Format  string
@@ -52,12 +54,20 @@ type quickCert struct {
 type quickFile struct{ Path, Digest string }
 
 type quickNode struct {
-	Link    string
-	Entry   string
-	Digest  string
-	Inputs  []quickFile
-	Globs   []quickGlob
-	Outputs []string
+	Link     string
+	Entry    string
+	Digest   string
+	Inputs   []quickFile
+	Globs    []quickGlob
+	Outputs  []string
+	Programs []quickProgram
+}
+
+// quickProgram is how a node's program was found and the program key line
+// it gave: found again the same way, it must give the same line.
+type quickProgram struct {
+	Name, Dir, Path string // Path: the PATH searched
+	Line            string
 }
 
 // quickGlob is an input pattern and the files it matched: a new file that
@@ -147,7 +157,7 @@ func QuickCheck(o Options) (nodes int, upToDate bool) {
 		}
 	}
 	store := state.OpenStore(stateDir)
-	if !quickNodes(c.Nodes, root, store, stat) {
+	if !quickNodes(c.Nodes, root, stateDir, store, stat) {
 		return 0, false
 	}
 	_ = stat.Save(filepath.Join(stateDir, "cache", "stat"))
@@ -155,7 +165,7 @@ func QuickCheck(o Options) (nodes int, upToDate bool) {
 }
 
 // quickNodes re-checks every node's links, inputs and outputs in parallel.
-func quickNodes(nodes []quickNode, root string, store *state.Store, stat *hash.StatCache) bool {
+func quickNodes(nodes []quickNode, root, stateDir string, store *state.Store, stat *hash.StatCache) bool {
 	const workers = 4
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -174,7 +184,7 @@ func quickNodes(nodes []quickNode, root string, store *state.Store, stat *hash.S
 				n := nodes[next]
 				next++
 				mu.Unlock()
-				if !checkQuickNode(n, root, store, stat) {
+				if !checkQuickNode(n, root, stateDir, store, stat) {
 					mu.Lock()
 					ok = false
 					mu.Unlock()
@@ -187,9 +197,15 @@ func quickNodes(nodes []quickNode, root string, store *state.Store, stat *hash.S
 	return ok
 }
 
-func checkQuickNode(n quickNode, root string, store *state.Store, stat *hash.StatCache) bool {
+func checkQuickNode(n quickNode, root, stateDir string, store *state.Store, stat *hash.StatCache) bool {
 	if key, ok := store.Linked(n.Link); !ok || key != n.Entry {
 		return false
+	}
+	for _, pr := range n.Programs {
+		line, err := plan.ResolveProgram(root, stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, stat)
+		if err != nil || line != pr.Line {
+			return false
+		}
 	}
 	for _, g := range n.Globs {
 		got, err := plan.ResolveInputs(root, []string{g.Pattern})
@@ -296,6 +312,13 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 			return nil, false
 		}
 		qn := quickNode{Link: n.Addr.FileName(), Entry: r.Entry, Digest: r.Digest}
+		if pr, ok := quickProgramOf(p, n, r); !ok {
+			return nil, false
+		} else if pr != nil {
+			qn.Programs = append(qn.Programs, *pr)
+			// The PATH the program was found on starts from kiln's own.
+			env["PATH"] = hash.Bytes([]byte(os.Getenv("PATH"))).Short()
+		}
 		if n.Meta.HasInputs {
 			ev, diags := p.Evaluate(n, plan.NewValues(), plan.SelfOutPlaceholder)
 			if diags.HasErrors() {
@@ -341,4 +364,37 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 		c.Env = append(c.Env, quickFile{Path: k, Digest: env[k]})
 	}
 	return c, true
+}
+
+// quickProgramOf is how n's program is found again, for kinds that run a
+// program they name; nil when n names none. ok is false when the program
+// cannot be found again without the full plan.
+func quickProgramOf(p *config.Pipeline, n *config.Node, r *state.Record) (pr *quickProgram, ok bool) {
+	line := ""
+	for _, l := range r.KeyLines {
+		if label, _, _ := plan.SplitKeyLine(l); label == "program" {
+			line = strings.TrimPrefix(l, "program ")
+		}
+	}
+	runner, isRunner := n.Block.Kind.(kind.ProgramRunner)
+	if !isRunner {
+		return nil, line == ""
+	}
+	ev, diags := p.Evaluate(n, plan.NewValues(), plan.SelfOutPlaceholder)
+	if diags.HasErrors() {
+		return nil, false
+	}
+	env, known := plan.NodeEnv(n, plan.NewValues())
+	if !known {
+		return nil, false
+	}
+	cfg, _ := ev.Config.UnmarkDeep()
+	name, dir, env, named := runner.Program(&kind.Node{Addr: n.Addr, Config: cfg, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir, Env: env})
+	switch {
+	case !named && line == "":
+		return nil, true
+	case !named || line == "":
+		return nil, false
+	}
+	return &quickProgram{Name: name, Dir: dir, Path: proc.EnvValue(env, "PATH"), Line: line}, true
 }

@@ -80,7 +80,9 @@ func (c *cli) usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nGlobal options (before or after COMMAND):\n  -chdir=DIR  run as if kiln was started in DIR")
-	fmt.Fprintln(w, "\nRun kiln help COMMAND for a command's flags.")
+	fmt.Fprintln(w, "\nRun kiln help COMMAND for a command's flags, kiln help KIND (exec, fetch, ...)")
+	fmt.Fprintln(w, "for a node kind's attributes, kiln help language for every kind, block and")
+	fmt.Fprintln(w, "function of the pipeline language.")
 	fmt.Fprintln(w, "PATH is a pipeline file or a folder of *.hcl files; without one, kiln uses")
 	fmt.Fprintln(w, "the current folder, or the nearest folder above it that holds *.hcl files.")
 }
@@ -92,26 +94,4 @@ func commandNames() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func init() {
-	register(&command{name: "help", summary: "show help for a command", usage: "kiln help [COMMAND]", run: func(c *cli, args []string) int {
-		if len(args) == 0 {
-			c.usage(c.stdout)
-			return 0
-		}
-		cmd, ok := commands[args[0]]
-		if !ok {
-			fmt.Fprintf(c.stderr, "kiln help: unknown command %q\n", args[0])
-			return 1
-		}
-		fmt.Fprintf(c.stdout, "%s\n\n%s\n", cmd.summary, cmd.usage)
-		if mk := flagSets[cmd.name]; mk != nil {
-			fs := mk()
-			fs.SetOutput(c.stdout)
-			fmt.Fprintln(c.stdout, "\nFlags:")
-			fs.PrintDefaults()
-		}
-		return 0
-	}})
 }

@@ -9,29 +9,12 @@ import (
 )
 
 // metaArgs are the engine's own arguments, valid in every node block.
-var metaArgs = []string{
-	"for_each", "count", "depends_on", "inputs", "resources", "timeout", "retries",
-	"always_run", "resumable", "deterministic", "host", "toolchain", "progress", "total", "executor", "cache",
-}
+var metaArgs = MetaArguments.AttrNames()
 
-// metaBlocks are the engine's own nested blocks, valid in every node block.
-var metaBlocks = []string{"slurm", "metrics"}
-
-func metaSchema() *hcl.BodySchema {
-	s := &hcl.BodySchema{}
-	for _, n := range metaArgs {
-		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
-	}
-	for _, n := range metaBlocks {
-		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: n})
-	}
-	return s
-}
+func metaSchema() *hcl.BodySchema { return MetaArguments.BodySchema() }
 
 // metricsSchema is the content of a metrics block (engine/metrics).
-var metricsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "format"}, {Name: "patterns"}, {Name: "step"}, {Name: "keys"},
-}}
+var metricsSchema = MetaArguments.Nested("metrics").BodySchema()
 
 // decodeMetrics takes the attributes of a node's metrics block, if any;
 // they are evaluated with the other meta-arguments.

@@ -62,18 +62,12 @@ type SlurmJob struct {
 	Flags         []string
 }
 
-var executorSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "partition"}, {Name: "account"}, {Name: "qos"}, {Name: "gres"}, {Name: "shared"},
-	{Name: "flags"}, {Name: "max_jobs"}, {Name: "requeue"}, {Name: "poll"}, {Name: "kiln"}, {Name: "default"},
-}}
-
-var cacheSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "url"}, {Name: "push"}, {Name: "pull"},
-}}
-
-var slurmJobSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "nodes"}, {Name: "ntasks_per_node"}, {Name: "cpus_per_task"}, {Name: "mem"}, {Name: "flags"},
-}}
+// The body schemas come from the documented blocks (language.go).
+var (
+	executorSchema = ExecutorBlock.BodySchema()
+	cacheSchema    = CacheBlock.BodySchema()
+	slurmJobSchema = MetaArguments.Nested("slurm").BodySchema()
+)
 
 // decodeScaleOut evaluates the executor and cache blocks, which may use
 // variables and locals that reference no node.

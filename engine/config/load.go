@@ -210,9 +210,7 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 }
 
 func decodeOutput(b *hcl.Block) (*Output, hcl.Diagnostics) {
-	content, diags := b.Body.Content(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-		{Name: "value", Required: true}, {Name: "description"}, {Name: "sensitive"},
-	}})
+	content, diags := b.Body.Content(OutputBlock.BodySchema())
 	if diags.HasErrors() {
 		return nil, diags
 	}

@@ -17,9 +17,7 @@ type Moved struct {
 	DeclRange hcl.Range
 }
 
-var movedSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "from", Required: true}, {Name: "to", Required: true},
-}}
+var movedSchema = MovedBlock.BodySchema()
 
 // decodeMoved reads one moved block's addresses.
 func (p *Pipeline) decodeMoved(b *hcl.Block) (*Moved, hcl.Diagnostics) {

@@ -10,7 +10,7 @@ import (
 //	  strict_lock = true # a build must reproduce kiln.lock.hcl (as -strict)
 //	}
 func (p *Pipeline) decodeSettings(b *hcl.Block) hcl.Diagnostics {
-	content, diags := b.Body.Content(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "strict_lock"}}})
+	content, diags := b.Body.Content(SettingsBlock.BodySchema())
 	if a, ok := content.Attributes["strict_lock"]; ok {
 		diags = append(diags, decodeStatic(a, &p.StrictLock)...)
 	}

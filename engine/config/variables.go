@@ -14,10 +14,7 @@ import (
 )
 
 func decodeVariable(b *hcl.Block) (*Variable, hcl.Diagnostics) {
-	content, diags := b.Body.Content(&hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"}},
-		Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
-	})
+	content, diags := b.Body.Content(VariableBlock.BodySchema())
 	v := &Variable{Name: b.Labels[0], Type: cty.DynamicPseudoType, DeclRange: b.DefRange, Default: cty.NilVal}
 	if !hclIdent(v.Name) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid variable name", Detail: fmt.Sprintf("%q is not a valid name.", v.Name), Subject: b.LabelRanges[0].Ptr()})
@@ -47,9 +44,7 @@ func decodeVariable(b *hcl.Block) (*Variable, hcl.Diagnostics) {
 		}
 	}
 	for _, vb := range content.Blocks {
-		vc, d := vb.Body.Content(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-			{Name: "condition", Required: true}, {Name: "error_message", Required: true},
-		}})
+		vc, d := vb.Body.Content(VariableBlock.Nested("validation").BodySchema())
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			v.validations = append(v.validations, &validation{condition: vc.Attributes["condition"].Expr, message: vc.Attributes["error_message"].Expr, rng: vb.DefRange})

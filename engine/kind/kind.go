@@ -35,6 +35,11 @@ type Node struct {
 	Root   string    // absolute pipeline folder (path.root)
 	Out    string    // absolute stable output path, .kiln/out/TYPE.NAME
 	State  string    // absolute state folder, .kiln
+	// Env is the environment the node's processes start from: the minimal
+	// environment and its toolchain's variables, without the kind's own
+	// settings or KILN_OUT. nil when not known yet (the toolchain is still
+	// to be built).
+	Env []string
 }
 
 // Build is one run of a node.

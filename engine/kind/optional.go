@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/kilnbuild/kiln/engine/schema"
+
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -102,4 +104,26 @@ type Shareable interface {
 // runs. n.Config is wholly known when Check is called.
 type Checker interface {
 	Check(n *Node) error
+}
+
+// Documented is implemented by kinds that describe their block as data
+// (schema.Block): kiln help and docs/language.md are written from it, and
+// the kind's Spec must be its Spec, so the reference and the loader read
+// the same source.
+type Documented interface {
+	Schema() *schema.Block
+}
+
+// ProgramRunner is implemented by kinds whose configuration may name the
+// program they run (exec's command given as a list). The engine finds the
+// program at plan time as the build will, and its resolved path — with its
+// digest when it lies inside the pipeline folder — enters the node's key on
+// a program line; a bare name found nowhere on PATH means the node cannot
+// run here.
+type ProgramRunner interface {
+	// Program is the program as written, the folder a relative path is taken
+	// from, and the environment whose PATH is searched (Node.Env with the
+	// kind's own settings). ok is false when the configuration names no
+	// program (a /bin/sh -c string) or is not known yet.
+	Program(n *Node) (name, dir string, env []string, ok bool)
 }

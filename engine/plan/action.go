@@ -91,6 +91,8 @@ func (r Reason) String() string {
 		return "environment variable " + r.Subject + " changed"
 	case "fact":
 		return r.Subject + " changed: " + r.Old + " → " + r.New
+	case "program":
+		return "program " + r.Subject + " changed: " + r.Old + " → " + r.New
 	case "kind":
 		return "kind " + r.Subject + " changed: " + r.Old + " → " + r.New
 	case "format":

@@ -96,7 +96,10 @@ type Decision struct {
 	// After, for a dynamic block not expanded yet (Node.Placeholder), lists
 	// the nodes that must run before its instances are known.
 	After []addr.Node
-	Diags hcl.Diagnostics
+	// Program is the value of the program key line (ResolveProgram), for
+	// kinds that run a program they name.
+	Program string
+	Diags   hcl.Diagnostics
 }
 
 // Decide decides what n needs given the values of its upstream nodes. An
@@ -123,6 +126,9 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 			return dec
 		}
 	}
+	if env, known := NodeEnv(n, vals); known {
+		dec.KindNode.Env = env
+	}
 	var prev *kind.Record
 	if dec.Record.Good() {
 		prev = d.Records.KindRecord(dec.Record)
@@ -138,6 +144,7 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 			dec.Blocked = probe.Blocked
 		}
 	}
+	d.decideProgram(dec)
 	if b := d.upstreamBlocked(n, vals); b != "" && dec.Blocked == "" {
 		dec.Blocked = b
 	}

@@ -20,12 +20,12 @@ func SplitKeyLine(l string) (label, subject, value string) {
 		}
 	}
 	switch label {
-	case "attr", "input", "file", "dep", "fact", "env", "kind", "read", "pin":
+	case "attr", "input", "file", "dep", "fact", "env", "kind", "read", "pin", "program":
 		subject, value, _ = strings.Cut(rest, " ")
 	default:
 		value = rest
 	}
-	if label == "input" || label == "file" || label == "read" {
+	if label == "input" || label == "file" || label == "read" || label == "program" {
 		subject = UnescapeSubject(subject)
 	}
 	return label, subject, value
@@ -98,6 +98,8 @@ func DiffKeyLines(old, cur []string) []Reason {
 			r = Reason{Kind: "file_read", Subject: subject, Old: short(before[id])}
 		case "pin":
 			r = Reason{Kind: "pin", Subject: subject, Old: before[id], New: "(none)"}
+		case "program":
+			r = Reason{Kind: "program", Subject: subject, Old: programText(before[id]), New: "(none: a shell string)"}
 		}
 		reasons = append(reasons, r)
 	}
@@ -136,12 +138,27 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 			old = "(none)"
 		}
 		return Reason{Kind: "pin", Subject: subject, Old: old, New: cur}
+	case "program":
+		if !existed {
+			return Reason{Kind: "program", Subject: subject, Old: "(not keyed)", New: programText(cur)}
+		}
+		return Reason{Kind: "program", Subject: subject, Old: programText(old), New: programText(cur)}
 	case "kind":
 		return Reason{Kind: "kind", Subject: subject, Old: old, New: cur}
 	case "format":
 		return Reason{Kind: "format", Old: old, New: cur}
 	}
 	return Reason{Kind: label, Detail: label + " changed"}
+}
+
+// programText shows a program line's value: the path, and a short digest
+// for a program inside the pipeline folder.
+func programText(v string) string {
+	path, digest, ok := strings.Cut(v, " ")
+	if !ok {
+		return UnescapeSubject(path)
+	}
+	return UnescapeSubject(path) + " (" + short(digest) + ")"
 }
 
 // maxValue is the longest attribute value a reason shows whole.

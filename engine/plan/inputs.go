@@ -119,6 +119,7 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 	if dec.Probe != nil {
 		in.facts = dec.Probe.KeyLines
 	}
+	in.program = dec.Program
 	return in, pending, nil
 }
 

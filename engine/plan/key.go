@@ -23,6 +23,7 @@ type keyInputs struct {
 	from    [][2]string // a dynamic instance's files under an upstream result: path, digest
 	deps    []upstream
 	facts   [][2]string       // probe key lines
+	program string            // the resolved program (ResolveProgram), or ""
 	env     map[string]string // env() reads
 	paths   pathNormaliser
 	// waitingInputs are inputs another node writes in place and that wait
@@ -101,6 +102,9 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 	}
 	for _, l := range in.facts {
 		k.Add("fact", l[0]+" "+l[1])
+	}
+	if in.program != "" {
+		k.Add("program", in.program)
 	}
 	envNames := make([]string, 0, len(in.env))
 	for n := range in.env {

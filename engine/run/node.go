@@ -17,7 +17,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/state"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // node decides one node now that its dependencies finished, and acts.
@@ -209,26 +208,14 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, r
 	if err != nil {
 		return nil, 0, fmt.Errorf("the pin in kiln.lock.hcl: %w; run kiln lock -update %s", err, n.Addr)
 	}
-	env := mergeEnv(baseEnv(), append(resourceEnv(granted), "KILN_OUT="+dir)...)
-	if tc := n.Meta.Toolchain; tc != nil {
-		if v, ok := a.vals.NodeValue(*tc); ok && v.Type().HasAttribute("env") {
-			if e := v.GetAttr("env"); e.IsWhollyKnown() && !e.IsNull() && (e.Type().IsMapType() || e.Type().IsObjectType()) {
-				m := map[string]string{}
-				for k, x := range e.AsValueMap() {
-					if x.Type() == cty.String {
-						m[k] = x.AsString()
-					}
-				}
-				env = mergeEnv(env, sortedEnv(m)...)
-			}
-		}
-	}
+	base, _ := plan.NodeEnv(n, a.vals)
+	env := plan.MergeEnv(base, append(resourceEnv(granted), "KILN_OUT="+dir)...)
 	var prev *kind.Record
 	if dec.Record.Good() {
 		prev = d.Records.KindRecord(dec.Record)
 	}
 	b := &kind.Build{
-		Node:     kind.Node{Addr: n.Addr, Config: cfg, Root: d.Pipeline.Root, Out: d.Pipeline.OutPath(n.Addr), State: d.Pipeline.StateDir},
+		Node:     kind.Node{Addr: n.Addr, Config: cfg, Root: d.Pipeline.Root, Out: d.Pipeline.OutPath(n.Addr), State: d.Pipeline.StateDir, Env: base},
 		Dir:      dir,
 		Resumed:  resumed,
 		Env:      env,

@@ -30,14 +30,8 @@ func New() *Kind { return &Kind{Grace: 10 * time.Second} }
 func (*Kind) Name() string    { return "exec" }
 func (*Kind) Version() string { return "1" }
 
-func (*Kind) Spec() hcldec.ObjectSpec {
-	return hcldec.ObjectSpec{
-		"command": &hcldec.AttrSpec{Name: "command", Type: cty.DynamicPseudoType, Required: true},
-		"dir":     &hcldec.AttrSpec{Name: "dir", Type: cty.String},
-		"env":     &hcldec.AttrSpec{Name: "env", Type: cty.Map(cty.String)},
-		"outputs": &hcldec.AttrSpec{Name: "outputs", Type: cty.List(cty.String)},
-	}
-}
+// Spec is the schema of the block (see Schema).
+func (*Kind) Spec() hcldec.ObjectSpec { return blockSchema.Spec() }
 
 func (*Kind) Exports(*kind.Node) map[string]cty.Value { return nil }
 
@@ -120,7 +114,7 @@ func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	path, err := lookPath(argv[0], dir, env)
+	path, err := proc.LookPath(argv[0], dir, env)
 	if err != nil {
 		return nil, err
 	}
@@ -150,35 +144,4 @@ func setEnv(env []string, name, val string) []string {
 		}
 	}
 	return append(env, prefix+val)
-}
-
-// lookPath finds a program on the PATH of env, not kiln's own; a relative
-// path with a slash is taken from dir, where the command runs.
-func lookPath(prog, dir string, env []string) (string, error) {
-	if strings.Contains(prog, "/") {
-		p := prog
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("command %s not found in %s: %w", prog, dir, err)
-		}
-		return p, nil
-	}
-	pathVar := ""
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			pathVar = kv[5:]
-		}
-	}
-	for _, dir := range filepath.SplitList(pathVar) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, prog)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("command %q not found on PATH (%s): install it, or give its full path", prog, pathVar)
 }

@@ -48,29 +48,9 @@ func (f *Fetch) Name() string { return "fetch" }
 // Version enters every key of a fetch node.
 func (f *Fetch) Version() string { return "fetch/1" }
 
-// Spec is the schema of a fetch block: a url download or a huggingface block.
-func (f *Fetch) Spec() hcldec.ObjectSpec {
-	return hcldec.ObjectSpec{
-		"url":           &hcldec.AttrSpec{Name: "url", Type: cty.String},
-		"checksum":      &hcldec.AttrSpec{Name: "checksum", Type: cty.String},
-		"filename":      &hcldec.AttrSpec{Name: "filename", Type: cty.String},
-		"extract":       &hcldec.AttrSpec{Name: "extract", Type: cty.Bool},
-		"max_bytes":     &hcldec.AttrSpec{Name: "max_bytes", Type: cty.Number},
-		"stall_timeout": &hcldec.AttrSpec{Name: "stall_timeout", Type: cty.String},
-		"headers":       &hcldec.AttrSpec{Name: "headers", Type: cty.Map(cty.String)},
-		"huggingface": &hcldec.BlockSpec{
-			TypeName: "huggingface",
-			Nested: hcldec.ObjectSpec{
-				"repo":      &hcldec.AttrSpec{Name: "repo", Type: cty.String, Required: true},
-				"revision":  &hcldec.AttrSpec{Name: "revision", Type: cty.String, Required: true},
-				"kind":      &hcldec.AttrSpec{Name: "kind", Type: cty.String},
-				"files":     &hcldec.AttrSpec{Name: "files", Type: cty.List(cty.String)},
-				"endpoint":  &hcldec.AttrSpec{Name: "endpoint", Type: cty.String},
-				"token_env": &hcldec.AttrSpec{Name: "token_env", Type: cty.String},
-			},
-		},
-	}
-}
+// Spec is the schema of a fetch block: a url download or a huggingface
+// block (see Schema).
+func (f *Fetch) Spec() hcldec.ObjectSpec { return blockSchema.Spec() }
 
 // Shareable: a download's files are the same wherever they were fetched
 // (the checksum or revision is in the key).

@@ -43,23 +43,8 @@ func (r *Repo) Check(n *kind.Node) error {
 	return err
 }
 
-// Spec is the schema of a git_repo block.
-func (r *Repo) Spec() hcldec.ObjectSpec {
-	falseByDefault := func(name string) hcldec.Spec {
-		return &hcldec.DefaultSpec{
-			Primary: &hcldec.AttrSpec{Name: name, Type: cty.Bool},
-			Default: &hcldec.LiteralSpec{Value: cty.False},
-		}
-	}
-	return hcldec.ObjectSpec{
-		"url":        &hcldec.AttrSpec{Name: "url", Type: cty.String, Required: true},
-		"commit":     &hcldec.AttrSpec{Name: "commit", Type: cty.String},
-		"ref":        &hcldec.AttrSpec{Name: "ref", Type: cty.String},
-		"patches":    &hcldec.AttrSpec{Name: "patches", Type: cty.List(cty.String)},
-		"submodules": falseByDefault("submodules"),
-		"lfs":        falseByDefault("lfs"),
-	}
-}
+// Spec is the schema of a git_repo block (see Schema).
+func (r *Repo) Spec() hcldec.ObjectSpec { return blockSchema.Spec() }
 
 // Exports are commit (known when the configuration pins one, unknown when
 // only a ref is given) and url.

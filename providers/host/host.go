@@ -57,24 +57,7 @@ func (h *Host) Name() string { return "host" }
 func (h *Host) Version() string { return "host/1" }
 
 // Spec is the schema of a host block.
-func (h *Host) Spec() hcldec.ObjectSpec {
-	return hcldec.ObjectSpec{
-		"require": &hcldec.BlockSpec{
-			TypeName: "require",
-			Nested: hcldec.ObjectSpec{
-				"npus":     &hcldec.AttrSpec{Name: "npus", Type: cty.Number},
-				"cann":     &hcldec.AttrSpec{Name: "cann", Type: cty.String},
-				"arch":     &hcldec.AttrSpec{Name: "arch", Type: cty.String},
-				"driver":   &hcldec.AttrSpec{Name: "driver", Type: cty.String},
-				"firmware": &hcldec.AttrSpec{Name: "firmware", Type: cty.String},
-			},
-		},
-		"npu_smi":       &hcldec.AttrSpec{Name: "npu_smi", Type: cty.String},
-		"driver_info":   &hcldec.AttrSpec{Name: "driver_info", Type: cty.String},
-		"firmware_info": &hcldec.AttrSpec{Name: "firmware_info", Type: cty.String},
-		"cann_info":     &hcldec.AttrSpec{Name: "cann_info", Type: cty.String},
-	}
-}
+func (h *Host) Spec() hcldec.ObjectSpec { return blockSchema.Spec() }
 
 // Exports are the facts, known at plan time.
 func (h *Host) Exports(n *kind.Node) map[string]cty.Value {

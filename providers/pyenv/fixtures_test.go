@@ -24,7 +24,7 @@ func decodeHCL(t *testing.T, src string) cty.Value {
 	if diags.HasErrors() {
 		t.Fatalf("parse: %s", diags)
 	}
-	v, diags := hcldec.Decode(f.Body, spec(), nil)
+	v, diags := hcldec.Decode(f.Body, blockSchema.Spec(), nil)
 	if diags.HasErrors() {
 		t.Fatalf("decode: %s", diags)
 	}

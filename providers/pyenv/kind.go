@@ -37,7 +37,7 @@ func (*PythonEnv) Name() string { return "python_env" }
 func (*PythonEnv) Version() string { return "1" }
 
 // Spec is the schema of a python_env block.
-func (*PythonEnv) Spec() hcldec.ObjectSpec { return spec() }
+func (*PythonEnv) Spec() hcldec.ObjectSpec { return blockSchema.Spec() }
 
 // Exports are python and bin under the node's stable path, and
 // site_packages, known once built.

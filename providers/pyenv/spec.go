@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -36,43 +35,6 @@ var (
 	stringList    = cty.List(cty.String)
 	pipCheckModes = []string{"error", "warn", "off"}
 )
-
-func withDefault(name string, typ cty.Type, def cty.Value) hcldec.Spec {
-	return &hcldec.DefaultSpec{
-		Primary: &hcldec.AttrSpec{Name: name, Type: typ},
-		Default: &hcldec.LiteralSpec{Value: def},
-	}
-}
-
-func optional(name string, typ cty.Type) hcldec.Spec {
-	return &hcldec.AttrSpec{Name: name, Type: typ}
-}
-
-func installSpec() hcldec.ObjectSpec {
-	return hcldec.ObjectSpec{
-		"requirements":       optional("requirements", stringList),
-		"packages":           optional("packages", stringList),
-		"editable":           optional("editable", stringList),
-		"wheels":             optional("wheels", stringList),
-		"no_deps":            withDefault("no_deps", cty.Bool, cty.False),
-		"no_build_isolation": withDefault("no_build_isolation", cty.Bool, cty.False),
-		"env":                optional("env", cty.Map(cty.String)),
-		"extra_args":         optional("extra_args", stringList),
-	}
-}
-
-func spec() hcldec.ObjectSpec {
-	return hcldec.ObjectSpec{
-		"python":           withDefault("python", cty.String, cty.StringVal("python3")),
-		"index_url":        optional("index_url", cty.String),
-		"extra_index_urls": optional("extra_index_urls", stringList),
-		"find_links":       optional("find_links", stringList),
-		"no_index":         withDefault("no_index", cty.Bool, cty.False),
-		"install":          &hcldec.BlockListSpec{TypeName: "install", Nested: installSpec()},
-		"constraints":      optional("constraints", stringList),
-		"pip_check":        withDefault("pip_check", cty.String, cty.StringVal("error")),
-	}
-}
 
 // decodeConfig reads the decoded block. Every value must be known: Build
 // runs after the engine evaluated the node against its upstream results.

@@ -68,37 +68,8 @@ func (s *Service) Name() string { return "service" }
 // Version enters every key of this kind.
 func (s *Service) Version() string { return "1" }
 
-// Spec is the schema of a service block.
-func (s *Service) Spec() hcldec.ObjectSpec {
-	return hcldec.ObjectSpec{
-		"command": &hcldec.AttrSpec{Name: "command", Type: cty.DynamicPseudoType, Required: true},
-		"dir":     &hcldec.AttrSpec{Name: "dir", Type: cty.String},
-		"env":     &hcldec.AttrSpec{Name: "env", Type: cty.Map(cty.String)},
-		"url":     &hcldec.AttrSpec{Name: "url", Type: cty.String},
-		"port":    &hcldec.AttrSpec{Name: "port", Type: cty.Number},
-		"ready":   &hcldec.BlockSpec{TypeName: "ready", Nested: probeSpec()},
-		"check":   &hcldec.BlockListSpec{TypeName: "check", Nested: probeSpec()},
-		"stop": &hcldec.BlockSpec{TypeName: "stop", Nested: hcldec.ObjectSpec{
-			"signal":  &hcldec.AttrSpec{Name: "signal", Type: cty.String},
-			"command": &hcldec.AttrSpec{Name: "command", Type: cty.DynamicPseudoType},
-			"grace":   &hcldec.AttrSpec{Name: "grace", Type: cty.String},
-		}},
-	}
-}
-
-func probeSpec() hcldec.ObjectSpec {
-	return hcldec.ObjectSpec{
-		"url":      &hcldec.AttrSpec{Name: "url", Type: cty.String},
-		"method":   &hcldec.AttrSpec{Name: "method", Type: cty.String},
-		"body":     &hcldec.AttrSpec{Name: "body", Type: cty.String},
-		"headers":  &hcldec.AttrSpec{Name: "headers", Type: cty.Map(cty.String)},
-		"status":   &hcldec.AttrSpec{Name: "status", Type: cty.Number},
-		"contains": &hcldec.AttrSpec{Name: "contains", Type: cty.String},
-		"json":     &hcldec.AttrSpec{Name: "json", Type: cty.Map(cty.String)},
-		"interval": &hcldec.AttrSpec{Name: "interval", Type: cty.String},
-		"timeout":  &hcldec.AttrSpec{Name: "timeout", Type: cty.String},
-	}
-}
+// Spec is the schema of a service block (see Schema).
+func (s *Service) Spec() hcldec.ObjectSpec { return blockSchema.Spec() }
 
 // Exports are url (from the configuration; null when unset), log (the
 // service's log under the node's stable output path) and pid, known once

@@ -37,22 +37,7 @@ func (t *Toolchain) Name() string { return "toolchain" }
 func (t *Toolchain) Version() string { return "toolchain/1" }
 
 // Spec is the schema of a toolchain block.
-func (t *Toolchain) Spec() hcldec.ObjectSpec {
-	return hcldec.ObjectSpec{
-		"setup":     &hcldec.AttrSpec{Name: "setup", Type: cty.List(cty.String), Required: true},
-		"version":   &hcldec.AttrSpec{Name: "version", Type: cty.String, Required: true},
-		"env_extra": &hcldec.AttrSpec{Name: "env_extra", Type: cty.Map(cty.String)},
-		"probe": &hcldec.BlockSpec{
-			TypeName: "probe",
-			Nested: hcldec.ObjectSpec{
-				"file":    &hcldec.AttrSpec{Name: "file", Type: cty.String},
-				"key":     &hcldec.AttrSpec{Name: "key", Type: cty.String},
-				"command": &hcldec.AttrSpec{Name: "command", Type: cty.List(cty.String)},
-				"pattern": &hcldec.AttrSpec{Name: "pattern", Type: cty.String},
-			},
-		},
-	}
-}
+func (t *Toolchain) Spec() hcldec.ObjectSpec { return blockSchema.Spec() }
 
 // Exports are env (known once built) and version (from the configuration).
 func (t *Toolchain) Exports(n *kind.Node) map[string]cty.Value {

@@ -1,0 +1,61 @@
+package plan
+
+import (
+	"path/filepath"
+
+	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/proc"
+)
+
+// ResolveProgram finds the program a node runs as its build will
+// (proc.LookPath) and returns the value of its program key line: the name as
+// written, the file found with symlinks resolved (so pointing
+// /usr/bin/python3 at another version changes the key), and, for a file
+// inside the pipeline folder, its digest (so editing ./train.sh rebuilds).
+// Paths in the pipeline and state folders are written as $KILN_ROOT/... and
+// $KILN_STATE/..., so a moved pipeline keeps its keys. PATH itself is not
+// keyed: only what it finds.
+func ResolveProgram(root, stateDir, name, dir string, env []string, stat *hash.StatCache) (string, error) {
+	found, err := proc.LookPath(name, dir, env)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(found); err == nil {
+		found = real
+	}
+	if abs, err := filepath.Abs(found); err == nil {
+		found = abs
+	}
+	paths := pathNormaliser{state: stateDir, root: root}
+	line := EscapeSubject(name) + " " + EscapeSubject(paths.normalise(found))
+	if within(root, found) && !within(stateDir, found) {
+		d, err := hash.File(found, stat)
+		if err != nil {
+			return "", err
+		}
+		line += " " + d.String()
+	}
+	return line, nil
+}
+
+// decideProgram resolves the program of a ProgramRunner node into
+// dec.Program. A program found nowhere blocks the node, unless an upstream
+// node may still make it (the build then says what is missing).
+func (d *Decider) decideProgram(dec *Decision) {
+	pr, ok := dec.Kind.(kind.ProgramRunner)
+	if !ok || dec.KindNode == nil {
+		return
+	}
+	name, dir, env, ok := pr.Program(dec.KindNode)
+	if !ok {
+		return
+	}
+	line, err := ResolveProgram(d.Pipeline.Root, d.Pipeline.StateDir, name, dir, env, d.Stat)
+	switch {
+	case err == nil:
+		dec.Program = line
+	case dec.Blocked == "" && len(dec.Node.Deps) == 0:
+		dec.Blocked = err.Error()
+	}
+}

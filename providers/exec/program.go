@@ -1,0 +1,54 @@
+package exec
+
+import (
+	"path/filepath"
+	"sort"
+
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var _ kind.ProgramRunner = (*Kind)(nil)
+
+// Program is what a list command runs, found the way Build finds it: in dir
+// for a relative path, on the PATH of the node's environment with env on
+// top for a bare name. A string command runs /bin/sh -c and names no
+// program of its own, and a command with a sensitive value is not resolved.
+func (*Kind) Program(n *kind.Node) (name, dir string, env []string, ok bool) {
+	cfg := n.Config
+	if n.Env == nil || cfg.IsNull() || !cfg.IsWhollyKnown() || !cfg.Type().IsObjectType() {
+		return "", "", nil, false
+	}
+	// A command holding a sensitive value (read with env()) is not resolved:
+	// its program would enter the key in clear.
+	if c := cfg.GetAttr("command"); c.IsNull() || c.Type() == cty.String || c.ContainsMarked() {
+		return "", "", nil, false
+	}
+	cfg, _ = cfg.UnmarkDeep()
+	argv, err := Command(cfg)
+	if err != nil {
+		return "", "", nil, false
+	}
+	dir = n.Root
+	if v := cfg.GetAttr("dir"); !v.IsNull() {
+		dir = v.AsString()
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(n.Root, dir)
+		}
+	}
+	env = append([]string(nil), n.Env...)
+	if v := cfg.GetAttr("env"); !v.IsNull() {
+		m := v.AsValueMap()
+		names := make([]string, 0, len(m))
+		for k := range m {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if x := m[k]; !x.IsNull() {
+				env = setEnv(env, k, x.AsString())
+			}
+		}
+	}
+	return argv[0], dir, env, true
+}
