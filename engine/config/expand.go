@@ -192,6 +192,14 @@ func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics
 		}
 		return target
 	}
+	self := func(target addr.Node, rng hcl.Range, what string) bool {
+		if target != n.Addr && (target.Key.Set || target != n.Addr.Block()) {
+			return false
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Self-reference",
+			Detail: fmt.Sprintf("%s %s: a node cannot wait for its own result (a cycle of one). Its own output folder is self.out.", n.Addr, what), Subject: rng.Ptr()})
+		return true
+	}
 	add := func(target addr.Node, rng hcl.Range) {
 		if target.Key.Set {
 			if p.Node(target) == nil {
@@ -215,7 +223,14 @@ func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics
 		if n.Dynamic != nil && !n.Placeholder() && n.Block.decides(r.rng) {
 			continue // an instance takes its key and value from there, not a digest
 		}
-		add(resolve(r.target, r.index), r.rng)
+		// An index not known at load time may name another instance of
+		// the same block (a chain of instances); one that is known, or no
+		// index at all, names the node itself or its whole block.
+		t := resolve(r.target, r.index)
+		if (r.index == nil || t.Key.Set) && self(t, r.rng, "refers to itself") {
+			continue
+		}
+		add(t, r.rng)
 	}
 	meta := n.Block.meta
 	if a, ok := meta["depends_on"]; ok {
@@ -228,6 +243,9 @@ func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics
 				continue
 			}
 			target = resolve(target, index)
+			if (index == nil || target.Key.Set) && self(target, e.Range(), "depends on itself") {
+				continue
+			}
 			n.Meta.DependsOn = append(n.Meta.DependsOn, target)
 			add(target, e.Range())
 		}

@@ -250,3 +250,42 @@ func relink(t *testing.T, dir, rel, target string) {
 	remove(t, dir, rel)
 	create(t, dir, link(rel, target))
 }
+
+// TestStatPrint: any write under the path changes the print, also one that
+// puts the old content back; reading does not.
+func TestStatPrint(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "d", "x.txt")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{file, dir} {
+		before, newest, err := StatPrint(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.ReadFile(file); err != nil {
+			t.Fatal(err)
+		}
+		if again, _, _ := StatPrint(p); again != before {
+			t.Errorf("%s: reading changed the print", p)
+		}
+		// The writes below must fall in a later tick of the kernel's
+		// coarse clock than the file's last change.
+		for !time.Now().After(newest.Add(20 * time.Millisecond)) {
+			time.Sleep(time.Millisecond)
+		}
+		if err := os.WriteFile(file, []byte("v2"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte("v1"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if after, _, _ := StatPrint(p); after == before {
+			t.Errorf("%s: a rewrite to the same content left the print as it was", p)
+		}
+	}
+}

@@ -100,6 +100,12 @@ type Decision struct {
 	// kinds that run a program they name.
 	Program string
 	Diags   hcl.Diagnostics
+
+	// Inputs are the files the key hashed, as [path relative to the
+	// pipeline folder, digest]: the resolved inputs (the first InputCount),
+	// then the kind's key files. Apply checks them again around the run.
+	Inputs     [][2]string
+	InputCount int
 }
 
 // Decide decides what n needs given the values of its upstream nodes. An
@@ -167,6 +173,8 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	}
 	dec.Key = key.Sum().String()
 	dec.KeyLines = key.Lines()
+	dec.Inputs = append(append([][2]string{}, in.inputs...), in.files...)
+	dec.InputCount = len(in.inputs)
 	if d.DebugKey != nil {
 		d.DebugKey(n.Addr, dec.Key, dec.KeyLines)
 	}

@@ -26,7 +26,7 @@ func (d *DAG) Vertex(a addr.Node) (int, bool) {
 // BuildDAG makes the graph of a pipeline and reports every cycle, naming
 // each node on it with the place it is declared.
 func BuildDAG(p *config.Pipeline) (*DAG, hcl.Diagnostics) {
-	inPlaceEdges(p)
+	outs := inPlaceEdges(p)
 	names := make([]string, len(p.Nodes))
 	d := &DAG{Nodes: p.Nodes, index: make(map[addr.Node]int, len(p.Nodes))}
 	for i, n := range p.Nodes {
@@ -41,7 +41,7 @@ func BuildDAG(p *config.Pipeline) (*DAG, hcl.Diagnostics) {
 			}
 		}
 	}
-	var diags hcl.Diagnostics
+	diags := overlappingOutputs(p.Root, outs)
 	for _, cycle := range d.Graph.Cycles() {
 		var b strings.Builder
 		for _, v := range cycle {

@@ -14,23 +14,20 @@ import (
 // folder holding one, or a glob matching one, depends on that node, though
 // no expression references it. Without the edge, a clean checkout would
 // hash the input before it exists (and a later plan, an old version of it).
-func inPlaceEdges(p *config.Pipeline) {
-	type output struct {
-		path string
-		by   addr.Node
-	}
-	var outs []output
+// It returns the in-place outputs it found.
+func inPlaceEdges(p *config.Pipeline) []inPlaceOutput {
+	var outs []inPlaceOutput
 	for _, n := range p.Nodes {
 		list, ok := p.StaticStrings(n, "outputs")
 		if !ok {
 			continue
 		}
 		for _, o := range list {
-			outs = append(outs, output{filepath.Clean(absUnder(p.Root, o)), n.Addr})
+			outs = append(outs, inPlaceOutput{filepath.Clean(absUnder(p.Root, o)), n.Addr, n})
 		}
 	}
 	if len(outs) == 0 {
-		return
+		return nil
 	}
 	for _, n := range p.Nodes {
 		if !n.Meta.HasInputs {
@@ -56,6 +53,14 @@ func inPlaceEdges(p *config.Pipeline) {
 			}
 		}
 	}
+	return outs
+}
+
+// inPlaceOutput is a path a node declares in outputs.
+type inPlaceOutput struct {
+	path string // absolute, cleaned
+	by   addr.Node
+	node *config.Node
 }
 
 // produces reports whether the output path is what the input pattern

@@ -149,6 +149,10 @@ func digestPath(p string, c *hash.StatCache) (string, error) {
 	return digestPathRead(p, c, nil)
 }
 
+// DigestPath is the digest a key gives a file or folder: its content's, or
+// its tree's.
+func DigestPath(p string, c *hash.StatCache) (string, error) { return digestPath(p, c) }
+
 // digestPathRead is digestPath that adds the bytes it reads to read.
 func digestPathRead(p string, c *hash.StatCache, read *atomic.Int64) (string, error) {
 	fi, err := os.Lstat(p)

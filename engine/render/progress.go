@@ -164,6 +164,9 @@ func (p *Progress) Finished(r run.NodeResult) {
 	default:
 		p.line(fmt.Sprintf("%s %s in %s", r.Addr, c(p.Colors, plan.Create, string(r.Outcome)), round(r.Duration)))
 	}
+	if r.LogErr != nil {
+		p.line(fmt.Sprintf("%s: warning: %v", r.Addr, r.LogErr))
+	}
 }
 
 // line prints one line above the status block.

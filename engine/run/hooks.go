@@ -29,6 +29,9 @@ type NodeResult struct {
 	Duration time.Duration
 	Log      string   // path of the node's log, when it ran
 	LogTail  []string // last lines of the log of a failed run
+	// LogErr, when set, says that the log file misses output it could not
+	// write (a full disk); the node itself ran on.
+	LogErr   error
 	Attempts int
 	// LockMismatch is set when the node was built with the key
 	// kiln.lock.hcl records but its digest differs.

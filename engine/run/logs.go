@@ -2,9 +2,12 @@ package run
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/addr"
@@ -54,14 +57,22 @@ func LinkLatest(stateDir string, a addr.Node, runLog string) {
 // hook and keeps the last lines for the failure report. The file is created
 // at the first byte written: most nodes of a large pipeline print nothing,
 // and an empty file per node is a cost on every apply.
+//
+// Write never fails: a log that cannot be written (a full disk) must not end
+// the node, which would die of SIGPIPE once kiln stopped reading its output.
+// The output still reaches the hook and the tail; what the file missed is
+// counted, noted in the file once writes succeed again, and reported by
+// Problem.
 type nodeLog struct {
-	mu   sync.Mutex
-	path string
-	f    *os.File
-	err  error
-	buf  []byte
-	tail []string
-	line func(string)
+	mu    sync.Mutex
+	path  string
+	f     *os.File
+	first error // the first write error, for Problem
+	lost  int64 // bytes not written since the last note in the file
+	total int64 // bytes not written in all
+	buf   []byte
+	tail  []string
+	line  func(string)
 }
 
 const tailLines = 20
@@ -77,13 +88,7 @@ func openLog(path string, line func(string)) (*nodeLog, error) {
 func (l *nodeLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f == nil && l.err == nil {
-		l.f, l.err = os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
-	}
-	if l.err != nil {
-		return 0, l.err
-	}
-	n, err := l.f.Write(p)
+	l.store(p)
 	l.buf = append(l.buf, p...)
 	for {
 		i := bytes.IndexByte(l.buf, '\n')
@@ -97,8 +102,70 @@ func (l *nodeLog) Write(p []byte) (int, error) {
 		l.emit(string(l.buf))
 		l.buf = l.buf[:0]
 	}
-	return n, err
+	return len(p), nil
 }
+
+// store writes p to the file, opening it at the first write.
+func (l *nodeLog) store(p []byte) {
+	if l.f == nil {
+		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+		if err != nil {
+			l.miss(err, len(p))
+			return
+		}
+		l.f = f
+	}
+	if l.lost > 0 {
+		note := fmt.Sprintf("kiln: %d bytes of output are missing here: %v\n", l.lost, l.first)
+		if _, err := l.f.WriteString(note); err != nil {
+			l.miss(err, len(p))
+			return
+		}
+		l.lost = 0
+	}
+	if n, err := l.f.Write(p); err != nil {
+		l.miss(err, len(p)-n)
+	}
+}
+
+func (l *nodeLog) miss(err error, n int) {
+	if l.first == nil {
+		l.first = err
+	}
+	l.lost += int64(n)
+	l.total += int64(n)
+}
+
+// Problem reports whether writing the log file failed, and how much of the
+// output it misses.
+func (l *nodeLog) Problem() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.first == nil {
+		return nil
+	}
+	return &LogError{Path: l.path, Lost: l.total, Err: l.first}
+}
+
+// LogError says that a node's log file misses output it could not write.
+type LogError struct {
+	Path string
+	Lost int64 // bytes of output not written
+	Err  error
+}
+
+func (e *LogError) Error() string {
+	problem := ""
+	switch {
+	case errors.Is(e.Err, syscall.ENOSPC):
+		problem = "disk full: "
+	case errors.Is(e.Err, syscall.EDQUOT):
+		problem = "disk quota exceeded: "
+	}
+	return fmt.Sprintf("writing the log %s failed (%s%v): %d bytes of the output are missing from it (the node ran on)", e.Path, problem, e.Err, e.Lost)
+}
+
+func (e *LogError) Unwrap() error { return e.Err }
 
 func (l *nodeLog) emit(s string) {
 	l.tail = append(l.tail, s)

@@ -134,6 +134,10 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 	logPath := RunLogPath(d.Pipeline.StateDir, n.Addr, dec.Key, start)
 	log, err := openLog(logPath, func(line string) { a.Options.Hooks.Output(n.Addr, line) })
 	var result *kind.Result
+	var watch *inputWatch
+	if err == nil {
+		watch, err = watchInputs(d.Pipeline.Root, dec, d.Stat)
+	}
 	if err == nil {
 		LinkLatest(d.Pipeline.StateDir, n.Addr, logPath)
 		res.Log = logPath
@@ -142,6 +146,12 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 		result, res.Attempts, err = a.runKind(ctx, dec, dir, resumed, log)
 		res.Duration = time.Since(start)
 		_ = log.Close()
+		if p := log.Problem(); p != nil {
+			res.LogErr = p
+		}
+		if err == nil {
+			err = watch.check()
+		}
 		if err == nil {
 			var read atomic.Int64
 			err = a.publish(dec, entry, result, start, res.Duration, logPath, &read)
