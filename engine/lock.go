@@ -45,9 +45,15 @@ func (w *Workspace) recordLock(res *run.Result) error {
 		}
 	}
 	if len(w.opts.Targets) == 0 {
+		// Entries of nodes another pipeline file of the folder recorded
+		// stay: that pipeline's apply drops them (see plan.Decider.Leaves).
 		lf.Retain(func(s string) bool {
 			a, err := addr.Parse(s)
-			return err == nil && w.Pipeline.Node(a) != nil
+			if err == nil && w.Pipeline.Node(a) != nil {
+				return true
+			}
+			r := w.State.Records[s]
+			return r != nil && !w.Decider.Leaves(r)
 		})
 	}
 	if err := lf.Write(w.lockPath()); err != nil {

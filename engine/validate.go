@@ -15,10 +15,12 @@ import (
 // Validate evaluates every node's configuration, every local and every
 // output with what is known before anything runs, and reports what would
 // fail anyway: an unknown function, missing or mistyped arguments, input
-// files that do not exist, in-place outputs that leave the pipeline folder.
+// files that do not exist, in-place outputs that leave the pipeline folder,
+// a node whose result another pipeline file of the folder recorded.
 // It runs nothing and writes nothing.
 func (w *Workspace) Validate() hcl.Diagnostics {
 	diags := w.Pipeline.CheckExpressions()
+	diags = append(diags, w.Decider.SharedNodes()...)
 	vals := plan.NewValues()
 	p := w.Pipeline
 	for _, v := range w.DAG.Graph.Order() {

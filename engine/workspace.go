@@ -160,6 +160,7 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	pl, diags := w.Decider.Make(ctx, w.DAG, w.Scope)
 	pl.Moved = w.moves
 	diags = append(diags, w.Pipeline.CheckExpressions()...)
+	diags = append(diags, w.Decider.SharedNodes()...)
 	w.saveStatCache()
 	for _, d := range pl.Changes {
 		if d.Config == nil {
@@ -303,8 +304,8 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	w.applied = a.Values()
 	if applyErr == nil && len(w.opts.Targets) == 0 && res != nil && !res.Failed() {
 		for _, r := range w.State.Sorted() {
-			if a, err := addr.Parse(r.Addr); err != nil || w.Pipeline.Node(a) == nil {
-				_ = writer.Forget(r.Addr)
+			if w.Decider.Leaves(r) && writer.Forget(r.Addr) == nil {
+				res.Forgotten = append(res.Forgotten, r.Addr)
 			}
 		}
 	}

@@ -73,8 +73,7 @@ func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.
 		return pl, diags
 	}
 	for _, r := range d.State.Sorted() {
-		a, err := addr.Parse(r.Addr)
-		if err != nil || d.Pipeline.Node(a) == nil && !d.keepsUnexpanded(a) {
+		if d.Leaves(r) {
 			pl.Forget = append(pl.Forget, r.Addr)
 		}
 	}

@@ -247,6 +247,9 @@ func ApplySummary(r *run.Result, took time.Duration) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, o))
 		}
 	}
+	if n := len(r.Forgotten); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d forgotten", n))
+	}
 	if len(parts) == 0 {
 		parts = append(parts, "nothing to do")
 	}
@@ -259,7 +262,12 @@ func ApplySummary(r *run.Result, took time.Duration) string {
 	if mismatches > 0 {
 		parts = append(parts, fmt.Sprintf("%d lock mismatch%s", mismatches, map[bool]string{true: "es"}[mismatches > 1]))
 	}
-	return fmt.Sprintf("Apply: %s (%s).", strings.Join(parts, ", "), round(took))
+	var b strings.Builder
+	for _, a := range r.Forgotten {
+		fmt.Fprintf(&b, "- %s forgotten: no longer in the configuration; its result stays in the store until kiln gc\n", a)
+	}
+	fmt.Fprintf(&b, "Apply: %s (%s).", strings.Join(parts, ", "), round(took))
+	return b.String()
 }
 
 // byteStatus reads like "1.2 GiB of 15.0 GiB (8%), 48.0 MiB/s".

@@ -49,6 +49,9 @@ type Applier struct {
 // Result is the outcome of an apply.
 type Result struct {
 	Nodes []NodeResult // in dependency order, nodes in scope only
+	// Forgotten are the nodes whose records the apply dropped because they
+	// left the configuration (set by the caller that forgets them).
+	Forgotten []string
 }
 
 // Failed reports whether any node failed, was skipped or was cancelled.

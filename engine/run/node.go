@@ -40,6 +40,13 @@ func (a *Applier) node(ctx context.Context, n *config.Node) NodeResult {
 	case plan.NoOp:
 		a.vals.Set(n.Addr, a.Decider.ValueAfter(dec))
 		res.Outcome = UpToDate
+		if file := plan.FileOf(a.Decider.Pipeline, n); dec.Record.File != file {
+			// The block moved to another file, or the record predates
+			// records naming their file.
+			rec := *dec.Record
+			rec.File = file
+			_ = a.Writer.Commit(&rec)
+		}
 		return res
 	case plan.Restore:
 		if err := a.restore(dec); err == nil {
@@ -68,6 +75,7 @@ func (a *Applier) restore(dec *plan.Decision) error {
 	}
 	rec := *stored
 	rec.Addr = dec.Node.Addr.String()
+	rec.File = plan.FileOf(a.Decider.Pipeline, dec.Node)
 	rec.Failure = nil
 	return a.Writer.Commit(&rec)
 }
@@ -313,6 +321,7 @@ func (a *Applier) publish(dec *plan.Decision, entry string, r *kind.Result, star
 		Digest: digest, Entry: entry, Outputs: outRecs, Attrs: attrs,
 		Started: start.UTC(), Duration: took, Resources: n.Meta.Resources,
 		Log: relPath(d.Pipeline.Root, logPath), Host: a.Options.Host, KilnVersion: a.Options.Version,
+		File: plan.FileOf(d.Pipeline, n),
 	}
 	if err := d.Store.Link(n.Addr.FileName(), entry); err != nil {
 		return fmt.Errorf("publishing the result: %w", err)
@@ -363,6 +372,7 @@ func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath, kept str
 	} else {
 		rec = state.Record{Addr: dec.Node.Addr.String(), Kind: dec.Kind.Name()}
 	}
+	rec.File = plan.FileOf(a.Decider.Pipeline, dec.Node)
 	code := -1
 	var ee interface{ ExitCode() int }
 	if errors.As(err, &ee) {
