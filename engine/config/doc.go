@@ -34,4 +34,12 @@
 // Globbing uses github.com/bmatcuk/doublestar/v4, the matcher behind
 // Terraform's fileset, so that ** and {a,b} mean exactly what Terraform users
 // expect.
+//
+// Each evaluation records what it read from outside the pipeline's files:
+// environment variables through env() and files through file(),
+// templatefile(), filesha256() and fileexists(), with what it saw (a content
+// digest, or whether the file was there), locals it uses included
+// (Evaluated.FilesRead); the pipeline keeps the first view of every file
+// (FilesRead), for the no-change certificate. moved blocks (Moved) and the
+// kiln settings block (strict_lock) are read here; the engine acts on them.
 package config

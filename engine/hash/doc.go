@@ -6,7 +6,9 @@
 // Key lines are "label value", one logical line per physical line: a value
 // (or label) that contains a control character, is not valid UTF-8 or starts
 // with a double quote is written strconv.Quote'd, so no value can forge a
-// second line or collide with another value.
+// second line or collide with another value. A line may carry a note after
+// " # " (AddNoted: the address of the upstream a dep line's digest belongs
+// to) that Lines shows and Sum leaves out, so a name never enters a key.
 //
 // A tree digest is the SHA-256 of one line per entry, sorted by relative
 // slash-separated path in byte order; the root itself contributes no line:

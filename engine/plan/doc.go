@@ -10,5 +10,17 @@
 // Go's build does when it computes an action ID after the dependencies ran.
 //
 // Keys are written as labelled lines in keyLines, the single place where
-// anything that influences a node's result must be reported.
+// anything that influences a node's result must be reported. An upstream
+// enters a key by its digest (upstream.go): its stable path is written
+// ${upstream:N} and its digest goes on a dep line whose address is only a
+// note, so renaming a node changes no downstream key.
+//
+// A node whose upstream runs first is decided with the lines computable
+// now, each waiting upstream assumed to keep the digest the node was last
+// built with: lines that differ even so are the node's own change (a
+// rebuild, with "and upstream X will run"); otherwise it is a maybe. The
+// lines that wait are marked (Decision.Waiting) for explain.
+//
+// StaticLines, for kiln diff, add what a key holds through the
+// configuration: the lock's pins and the files expressions read.
 package plan

@@ -6,8 +6,13 @@
 // Nothing runs and nothing in the repository changes: a committed revision
 // is materialised with git archive into a temporary folder (removed
 // afterwards); the working tree is read as it is. Both versions are loaded
-// with the same variables, and each node's static key lines
-// (plan.StaticLines) are compared. Those lines hold no absolute paths of the
+// with the same variables and each with its own kiln.lock.hcl, and each
+// node's static key lines (plan.StaticLines: configuration, lock pins,
+// input, key-file and read files, env() reads, dependencies by position)
+// are compared. Renames are paired first (moved blocks, then a node that
+// left with the one of its kind that came with identical lines), structured
+// values are compared path by path, resources are a cost change, and every
+// file that enters a key is listed. Those lines hold no absolute paths of the
 // pipeline or state folder, so versions in different folders compare
 // equal when nothing changed. A node is changed when its lines differ,
 // added or removed when only one version has it, and invalidated when it

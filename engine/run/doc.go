@@ -13,6 +13,12 @@
 // folder is removed, except that a resumable node keeps it (named in the
 // record's failure) and the next run with the same key resumes in it.
 //
+// A build whose key is the one kiln.lock.hcl records but whose digest is not
+// is a lock mismatch (checkLock, before the result is published): kept in
+// the node's result for the views to warn of, or, with Options.StrictLock,
+// the build's failure. Check rebuilds built nodes into scratch folders;
+// engine's apply -check builds the never-built ones in a scratch state.
+//
 // The engine never prints. It reports through Hooks, which views render.
 // Hooks are called from many goroutines; implementations synchronise.
 package run
