@@ -38,8 +38,10 @@
 // Each evaluation records what it read from outside the pipeline's files:
 // environment variables through env() and files through file(),
 // templatefile(), filesha256() and fileexists(), with what it saw (a content
-// digest, or whether the file was there), locals it uses included
-// (Evaluated.FilesRead); the pipeline keeps the first view of every file
-// (FilesRead), for the no-change certificate. moved blocks (Moved) and the
+// digest, or whether the file was there); the pipeline keeps the first view
+// of every file (FilesRead), for the no-change certificate. With
+// Options.RecordReads each evaluation also lists its own reads, locals it
+// uses included (Evaluated.FilesRead), for kiln diff; plan and apply do
+// without, so the functions that read files are made once per pipeline. moved blocks (Moved) and the
 // kiln settings block (strict_lock) are read here; the engine acts on them.
 package config

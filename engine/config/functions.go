@@ -69,12 +69,24 @@ var pureFunctions = map[string]function.Function{
 	"dirname":  pathFunc(filepath.Dir),
 }
 
-// functions returns the pipeline's function table for one evaluation: the
-// pure functions are shared; env() and the functions that read files record
-// into rec (nil records nothing) and into the pipeline's read log.
+// functions returns the pipeline's function table for one evaluation. The
+// pure functions and those that read files (recording into the pipeline's
+// read log) are made once per pipeline; env(), which records into rec, is
+// made per evaluation, and so are the file functions when the pipeline
+// records each evaluation's reads (Options.RecordReads: kiln diff). A nil
+// rec records nothing.
 func (p *Pipeline) functions(rec *reads) map[string]function.Function {
-	fs := make(map[string]function.Function, len(pureFunctions)+8)
-	for k, v := range pureFunctions {
+	p.funcsOnce.Do(func() {
+		p.funcs = make(map[string]function.Function, len(pureFunctions)+16)
+		for k, v := range pureFunctions {
+			p.funcs[k] = v
+		}
+		for k, v := range fileFunctions(p.Root, p.reads.record) {
+			p.funcs[k] = v
+		}
+	})
+	fs := make(map[string]function.Function, len(p.funcs)+1)
+	for k, v := range p.funcs {
 		fs[k] = v
 	}
 	var env map[string]string
@@ -82,11 +94,13 @@ func (p *Pipeline) functions(rec *reads) map[string]function.Function {
 		env = rec.env
 	}
 	fs["env"] = envFunction(env)
-	for k, v := range fileFunctions(p.Root, func(what, path, seen string) {
-		p.reads.record(what, path, seen)
-		rec.record(what, path, seen)
-	}) {
-		fs[k] = v
+	if p.recordReads && rec != nil {
+		for k, v := range fileFunctions(p.Root, func(what, path, seen string) {
+			p.reads.record(what, path, seen)
+			rec.record(what, path, seen)
+		}) {
+			fs[k] = v
+		}
 	}
 	return fs
 }

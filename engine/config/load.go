@@ -19,6 +19,10 @@ type Options struct {
 	VarFiles []string          // -var-file paths
 	Env      []string          // environment, for KILN_VAR_name (defaults to os.Environ())
 	StateDir string            // defaults to ROOT/.kiln
+	// RecordReads records the files each evaluation reads
+	// (Evaluated.FilesRead), for kiln diff; otherwise only the pipeline's
+	// log of every read is kept (FilesRead).
+	RecordReads bool
 	// MaxDynamic bounds the instances of one block whose for_each or count
 	// reads another node's result (DefaultMaxDynamic when 0).
 	MaxDynamic int
@@ -30,7 +34,7 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read pipeline", Detail: err.Error()}}
 	}
-	p := &Pipeline{Root: root, Kinds: map[string]kind.Kind{}, Variables: map[string]*Variable{}, Locals: map[string]*Local{}}
+	p := &Pipeline{Root: root, recordReads: o.RecordReads, Kinds: map[string]kind.Kind{}, Variables: map[string]*Variable{}, Locals: map[string]*Local{}}
 	p.StateDir = o.StateDir
 	p.maxDyn = o.MaxDynamic
 	if p.StateDir == "" {

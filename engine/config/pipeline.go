@@ -12,6 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/metrics"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // Pipeline is a loaded pipeline.
@@ -24,6 +25,10 @@ type Pipeline struct {
 	Locals    map[string]*Local
 	Outputs   []*Output
 	Moved     []*Moved // moved blocks, in source order
+
+	recordReads bool // Options.RecordReads
+	funcsOnce   sync.Once
+	funcs       map[string]function.Function // see functions
 	// StrictLock, from kiln { strict_lock = true }: a build that does not
 	// reproduce the digest kiln.lock.hcl records under the same key fails.
 	StrictLock bool

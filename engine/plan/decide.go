@@ -226,9 +226,11 @@ func (d *Decider) upstreamBlocked(n *config.Node, vals config.Values) string {
 // reasons; when they do not, only the upstreams can change it — a maybe.
 func (d *Decider) decideUnknown(dec *Decision, in keyInputs, pending []addr.Node) {
 	rec := dec.Record
-	in.unknownOK = true
-	if key, waiting, err := keyLines(in); err == nil {
-		dec.KeyLines, dec.Waiting = key.Lines(), waiting
+	if rec.Good() {
+		in.unknownOK = true
+		if key, waiting, err := keyLines(in); err == nil {
+			dec.KeyLines, dec.Waiting = key.Lines(), waiting
+		}
 	}
 	run := Rebuild
 	if dec.Kind.Name() == "service" {
