@@ -137,7 +137,7 @@ func (p *Pipeline) blockInstances(blk addr.Node) (insts []addr.Node, known bool)
 // expansion.
 func (p *Pipeline) Expand(ph *Node, vals Values) ([]*Node, hcl.Diagnostics) {
 	b := ph.Block
-	rec := newReads()
+	rec := newFileReads()
 	ctx, diags := p.evalContext(ph, vals, "", rec)
 	if diags.HasErrors() {
 		return nil, diags

@@ -94,7 +94,7 @@ func (p *Pipeline) functions(rec *reads) map[string]function.Function {
 		env = rec.env
 	}
 	fs["env"] = envFunction(env)
-	if p.recordReads && rec != nil {
+	if rec != nil && (p.recordReads || rec.track) {
 		for k, v := range fileFunctions(p.Root, func(what, path, seen string) {
 			p.reads.record(what, path, seen)
 			rec.record(what, path, seen)
@@ -269,9 +269,19 @@ type FileRead struct {
 type reads struct {
 	env   map[string]string
 	files map[[2]string]string // what, path -> seen
+	track bool                 // record files even without Options.RecordReads
 }
 
 func newReads() *reads { return &reads{env: map[string]string{}, files: map[[2]string]string{}} }
+
+// newFileReads is newReads for an evaluation that must know the files it
+// read even when the pipeline does not record them (a dynamic expansion
+// names them in its errors).
+func newFileReads() *reads {
+	r := newReads()
+	r.track = true
+	return r
+}
 
 func (r *reads) record(what, path, seen string) {
 	if r != nil {
