@@ -99,6 +99,12 @@ variable "torch_extra_index" {
   description = "Extra index for the CPU torch wheels torch-npu builds on (needed on x86_64)."
 }
 
+variable "train_executor" {
+  type        = string
+  default     = "local"
+  description = "Where sft_train and rl_train run: \"local\", or \"slurm\" for batch jobs (--gres=npu:8) on the cluster this host submits to. The pipeline folder must be on a filesystem the compute nodes share."
+}
+
 variable "hf_endpoint" {
   type        = string
   default     = "https://huggingface.co"
@@ -512,6 +518,7 @@ exec "sft_preprocess" {
 # last checkpoint in the same output folder (trainer.resume_mode=auto). It
 # runs in its output folder because Hydra writes outputs/ where it runs.
 exec "sft_train" {
+  executor      = var.train_executor
   host          = host.a2
   toolchain     = toolchain.cann
   resources     = { npu = 8 }
@@ -572,6 +579,7 @@ exec "sft_merge" {
 # With 1.7M DAPO rows the single epoch does not end on its own; stop it with
 # Ctrl-C and apply again to resume from the last checkpoint.
 exec "rl_train" {
+  executor      = var.train_executor
   host          = host.a2
   toolchain     = toolchain.cann
   resources     = { npu = 8 }

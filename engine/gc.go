@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -108,6 +109,16 @@ func collect(s *state.State, store *state.Store, w *state.Writer, o GCOptions) (
 		if f := r.Failure; f != nil && f.Entry != "" && !inUse[f.Entry] {
 			inUse[f.Entry] = true // a resumable node may continue there
 			why[f.Entry] = GCKept{Key: f.Key, Entry: f.Entry, Addr: r.Addr, Why: "kept for " + r.Addr + " to resume in"}
+		}
+	}
+	// A Slurm job an apply left running writes into its run folder, and the
+	// next apply adopts it.
+	if jobs, err := run.SlurmJournal(filepath.Dir(store.Root())).List(); err == nil {
+		for _, j := range jobs {
+			if j.Entry != "" && !inUse[j.Entry] {
+				inUse[j.Entry] = true
+				why[j.Entry] = GCKept{Key: j.Key, Entry: j.Entry, Addr: j.Addr, Why: "Slurm job " + j.ID + " of " + j.Addr + " writes there"}
+			}
 		}
 	}
 	rep := &GCReport{}

@@ -19,6 +19,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/proc"
+	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -48,6 +49,13 @@ type Options struct {
 	// MaxDynamic bounds the instances of a block whose for_each or count
 	// reads another node's result (config.DefaultMaxDynamic when 0).
 	MaxDynamic int
+	// CacheURL (KILN_CACHE_URL), when set, names the remote cache instead
+	// of the pipeline's cache block; CacheAuth are its credentials.
+	CacheURL  string
+	CacheAuth remotecache.Auth
+	// Kiln is this kiln's binary as the Slurm compute nodes see it, for
+	// the jobs to run (an executor's kiln attribute overrides it).
+	Kiln string
 }
 
 // Workspace is an opened pipeline with its state.
@@ -161,6 +169,7 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	pl.Moved = w.moves
 	diags = append(diags, w.Pipeline.CheckExpressions()...)
 	diags = append(diags, w.Decider.SharedNodes()...)
+	diags = append(diags, w.annotate(ctx, pl)...)
 	w.saveStatCache()
 	for _, d := range pl.Changes {
 		if d.Config == nil {
@@ -197,8 +206,11 @@ type ApplyOptions struct {
 	// Capacity overrides the workspace's (Options.Capacity); nil keeps it.
 	Capacity map[string]int64
 	FailFast bool
-	Hooks    run.Hooks
-	Command  string // the command line, recorded as the lock holder
+	// Jobs bounds the Slurm jobs submitted and not finished (-jobs N);
+	// 0 means only each executor's max_jobs.
+	Jobs    int
+	Hooks   run.Hooks
+	Command string // the command line, recorded as the lock holder
 	// Expect, when set, is the state lineage and serial a saved plan was
 	// made against; the apply refuses if the state moved since.
 	Expect *StateStamp
@@ -264,6 +276,10 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	if d.HasErrors() {
 		return nil, &run.DiagError{Diags: d}
 	}
+	cache, err := w.cacheOptions()
+	if err != nil {
+		return nil, err
+	}
 	writer, err := state.OpenWriter(dir, w.State)
 	if err != nil {
 		return nil, err
@@ -295,6 +311,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Writer: writer, Runs: runs, Options: run.Options{
 		Parallelism: o.Parallelism, Capacity: o.Capacity, FailFast: o.FailFast, Scope: w.Scope,
 		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version, StrictLock: w.StrictLock(),
+		Jobs: o.Jobs, Slurm: run.SlurmOptions{Kiln: w.opts.Kiln}, Cache: cache,
 	}}
 	res, applyErr := a.Apply(ctx)
 	applyErr = errors.Join(applyErr, runs.Close())

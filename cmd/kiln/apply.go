@@ -22,6 +22,7 @@ import (
 type applyArgs struct {
 	decideArgs
 	parallelism int
+	jobs        int
 	failFast    bool
 	quiet       bool
 	check       bool
@@ -32,7 +33,8 @@ func applyFlags() (*flag.FlagSet, *applyArgs) {
 	a := &applyArgs{}
 	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
 	a.decideArgs.register(fs)
-	fs.IntVar(&a.parallelism, "parallelism", runtime.NumCPU(), "run at most N nodes at once")
+	fs.IntVar(&a.parallelism, "parallelism", runtime.NumCPU(), "run at most N nodes at once on this machine")
+	fs.IntVar(&a.jobs, "jobs", 0, "have at most N Slurm jobs submitted and unfinished at once (default: each executor's max_jobs only)")
 	fs.BoolVar(&a.failFast, "fail-fast", false, "start nothing new after the first failure (default: keep going with independent nodes)")
 	fs.BoolVar(&a.quiet, "quiet", false, "do not stream the nodes' output (it stays in kiln logs ADDR)")
 	fs.IntVar(&a.keepRuns, "keep-runs", history.DefaultKeep, "keep the records of this many runs for kiln report, this one included (0: record none)")
@@ -93,7 +95,7 @@ func runApply(c *cli, args []string) int {
 		}
 		return 1
 	}
-	opts := engine.ApplyOptions{Parallelism: a.parallelism, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " "), KeepRuns: a.keepRuns, OnRecover: c.printRecovered}
+	opts := engine.ApplyOptions{Parallelism: a.parallelism, Jobs: a.jobs, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " "), KeepRuns: a.keepRuns, OnRecover: c.printRecovered}
 	if a.keepRuns <= 0 {
 		opts.KeepRuns = -1
 	}

@@ -38,6 +38,17 @@ func TestMain(m *testing.M) {
 //	signal SIG            send signal SIG (HUP, TERM, ...) to the newest background command
 //	gone PIDFILE          the process whose pid PIDFILE holds exits within 5s
 func TestScripts(t *testing.T) {
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"lines":    cmdLines,
+		"status":   cmdStatus,
+		"waitfile": cmdWaitFile,
+		"bgpid":    cmdBackgroundPID,
+		"signal":   cmdSignal,
+		"gone":     cmdGone,
+	}
+	for name, f := range scaleOutCmds {
+		cmds[name] = f
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
@@ -52,14 +63,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("FREEPORT", strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
 			return l.Close()
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"lines":    cmdLines,
-			"status":   cmdStatus,
-			"waitfile": cmdWaitFile,
-			"bgpid":    cmdBackgroundPID,
-			"signal":   cmdSignal,
-			"gone":     cmdGone,
-		},
+		Cmds: cmds,
 	})
 }
 

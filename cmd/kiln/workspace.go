@@ -14,6 +14,7 @@ import (
 	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/proc"
+	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/providers"
@@ -43,6 +44,13 @@ func (c *cli) open(p *pipelineArgs, path string, d decision) (*engine.Workspace,
 	o := engine.Options{
 		Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: providers.All(),
 		Targets: d.targets, Replace: d.replace, Capacity: d.capacity, StrictLock: d.strict,
+		CacheURL: c.getenv("KILN_CACHE_URL"),
+		CacheAuth: remotecache.Auth{
+			Token: c.getenv("KILN_CACHE_TOKEN"), Username: c.getenv("KILN_CACHE_USERNAME"), Password: c.getenv("KILN_CACHE_PASSWORD"),
+		},
+	}
+	if exe, err := os.Executable(); err == nil {
+		o.Kiln = exe
 	}
 	if v := c.getenv("KILN_MAX_INSTANCES"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -111,6 +119,11 @@ var interruptSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 type interrupted struct{ sig syscall.Signal }
 
 func (e interrupted) Error() string { return "interrupted (" + signalName(e.sig) + ")" }
+
+// DetachJobs says a hang-up (a dropped SSH session) ends kiln but leaves its
+// Slurm jobs running, for the next apply to adopt (run.Detacher); Ctrl-C and
+// SIGTERM cancel them.
+func (e interrupted) DetachJobs() bool { return e.sig == syscall.SIGHUP }
 
 // exitCode is the shell's convention for a process ended by a signal.
 func (e interrupted) exitCode() int { return 128 + int(e.sig) }

@@ -12,6 +12,9 @@ const (
 	Repair  Action = '!'
 	Start   Action = '^'
 	Forget  Action = '-'
+	// Fetch: a remote cache holds a result with the node's key; it is
+	// downloaded, verified and linked instead of built.
+	Fetch Action = '↓'
 )
 
 // Word names the action in plan text and JSON.
@@ -33,6 +36,8 @@ func (a Action) Word() string {
 		return "start"
 	case Forget:
 		return "forget"
+	case Fetch:
+		return "fetch"
 	}
 	return "unknown"
 }
@@ -42,7 +47,7 @@ func (a Action) Runs() bool { return a == Create || a == Rebuild || a == Repair 
 
 // Reason explains one cause of an action.
 type Reason struct {
-	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service, dynamic
+	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service, dynamic, cache, slurm_job
 	Subject string `json:"subject,omitempty"` // the attribute, file, node, variable or fact
 	// Path is where inside a structured attribute value the change is
 	// (featurize.max_features), when the value is compared path by path.
@@ -119,6 +124,10 @@ func (r Reason) String() string {
 			s += " (" + r.Detail + ")"
 		}
 		return s
+	case "cache":
+		return "a result with this key is in the remote cache " + r.Subject + r.Detail
+	case "slurm_job":
+		return "running as Slurm job " + r.Subject + r.Detail + "; apply waits for it instead of submitting it again"
 	}
 	if r.Detail != "" {
 		return r.Detail

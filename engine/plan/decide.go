@@ -203,7 +203,13 @@ func (d *Decider) upstreamBlocked(n *config.Node, vals config.Values) string {
 		}
 		return ""
 	}
-	for _, a := range []*addr.Node{n.Meta.Host, n.Meta.Toolchain} {
+	host := n.Meta.Host
+	if n.Meta.Executor != "" {
+		// A Slurm job runs on a compute node that Slurm picks for its
+		// --gres: what this host lacks does not stop it.
+		host = nil
+	}
+	for _, a := range []*addr.Node{host, n.Meta.Toolchain} {
 		if a != nil {
 			if why := blocked(*a); why != "" {
 				// Kinds name themselves as "KIND NAME: ..."; say it once.
@@ -212,6 +218,9 @@ func (d *Decider) upstreamBlocked(n *config.Node, vals config.Values) string {
 		}
 	}
 	for _, a := range n.Deps {
+		if host == nil && n.Meta.Host != nil && a == *n.Meta.Host {
+			continue
+		}
 		if blocked(a) != "" {
 			return "needs " + a.String() + ", which cannot run here"
 		}

@@ -100,32 +100,14 @@ func OutputDigest(store *state.Store, root, entry string, outputs []string, c *h
 // OutputDigestRead is OutputDigest that adds the bytes it reads to hash
 // files to read (when set).
 func OutputDigestRead(store *state.Store, root, entry string, outputs []string, c *hash.StatCache, read *atomic.Int64) (string, []state.Output, error) {
-	var tree hash.Digest
+	dir := ""
 	if entry != "" {
-		path := store.RunPath(entry)
-		if path == "" {
+		dir = store.RunPath(entry)
+		if dir == "" {
 			return "", nil, fmt.Errorf("the result %s is in an earlier layout of the store", entry)
 		}
-		var err error
-		if tree, err = hash.TreeWith(path, c, hash.TreeOptions{Read: read}); err != nil {
-			return "", nil, err
-		}
 	}
-	if len(outputs) == 0 {
-		return tree.String(), nil, nil
-	}
-	lines := []string{"out " + tree.String()}
-	var recs []state.Output
-	for _, o := range outputs {
-		dg, err := digestPathRead(o, c, read)
-		if err != nil {
-			return "", nil, err
-		}
-		rel := relTo(root, o)
-		lines = append(lines, "output "+rel+" "+dg)
-		recs = append(recs, state.Output{Path: rel, Digest: dg})
-	}
-	return hash.Lines(lines...).String(), recs, nil
+	return DirDigest(dir, root, outputs, c, read)
 }
 
 // ResumeEntry is the run folder a failed or interrupted run of key left for

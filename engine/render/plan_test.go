@@ -46,7 +46,7 @@ func handPlan() *plan.Plan {
 
 func TestModelPlan(t *testing.T) {
 	m := ModelPlan(handPlan(), "pipeline.hcl", StateJSON{Lineage: "l", Serial: 3}, "0.1.0")
-	wantSummary := map[string]int{"create": 1, "rebuild": 1, "maybe": 1, "restore": 1, "repair": 1, "start": 0, "forget": 1, "no-op": 1}
+	wantSummary := map[string]int{"create": 1, "rebuild": 1, "maybe": 1, "restore": 1, "repair": 1, "start": 0, "fetch": 0, "forget": 1, "no-op": 1}
 	if diff := cmp.Diff(wantSummary, m.Summary); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}

@@ -45,6 +45,9 @@ type ChangeJSON struct {
 	// nodes' results (address KIND.NAME[*]), names the nodes that run
 	// before its instances are known.
 	DecidedAfter []string `json:"decided_after,omitempty"`
+	// Executor is where the node runs: "local", or a Slurm executor's
+	// address (slurm.NAME, or slurm).
+	Executor string `json:"executor"`
 	// LastDuration is the recorded duration of the node's last good run, in
 	// seconds, when there is one.
 	LastDuration float64 `json:"last_duration_s,omitempty"`
@@ -70,7 +73,7 @@ type BlockedJSON struct {
 func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) *PlanJSON {
 	m := &PlanJSON{FormatVersion: PlanFormatVersion, KilnVersion: version, Pipeline: pipeline, State: stamp,
 		Summary: map[string]int{}, Changes: []ChangeJSON{}, Forget: []string{}, Moved: []plan.Moved{}, Blocked: []BlockedJSON{}}
-	for _, a := range []plan.Action{plan.Create, plan.Rebuild, plan.Maybe, plan.Restore, plan.Repair, plan.Start, plan.Forget, plan.NoOp} {
+	for _, a := range []plan.Action{plan.Create, plan.Rebuild, plan.Maybe, plan.Restore, plan.Repair, plan.Start, plan.Fetch, plan.Forget, plan.NoOp} {
 		m.Summary[a.Word()] = 0
 	}
 	for _, d := range pl.Changes {
@@ -78,6 +81,10 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 			Address: d.Node.Addr.String(), Kind: d.Kind.Name(), Action: d.Action.Word(), Symbol: string(d.Action),
 			Reasons: []ReasonJSON{}, Key: d.Key, Blocked: d.Blocked, DependsOn: []string{}, Resources: d.Node.Meta.Resources,
 			LockMismatch: d.LockMismatch,
+			Executor:     d.Node.Meta.Executor,
+		}
+		if c.Executor == "" {
+			c.Executor = "local"
 		}
 		for _, r := range d.Reasons {
 			c.Reasons = append(c.Reasons, ReasonJSON{Reason: r, Message: r.String()})

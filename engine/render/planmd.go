@@ -29,7 +29,11 @@ func PlanMarkdown(w io.Writer, m *PlanJSON) {
 		if c.Blocked != "" {
 			why = append(why, "**cannot run here:** "+mdEscape(c.Blocked))
 		}
-		fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", c.Symbol, c.Address, c.Action, strings.Join(why, "<br>"))
+		action := c.Action
+		if c.Executor != "" && c.Executor != "local" {
+			action += " on " + c.Executor
+		}
+		fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", c.Symbol, c.Address, action, strings.Join(why, "<br>"))
 	}
 	for _, f := range m.Forget {
 		fmt.Fprintf(w, "| `-` | `%s` | forget | no longer in the configuration |\n", f)

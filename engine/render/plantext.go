@@ -30,6 +30,8 @@ func (c Colors) action(sym string) func(format string, a ...any) string {
 		attr = color.FgRed
 	case plan.Start:
 		attr = color.FgMagenta
+	case plan.Fetch:
+		attr = color.FgBlue
 	default:
 		return fmt.Sprintf
 	}
@@ -71,7 +73,11 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 			word = "decided after " + strings.Join(ch.DecidedAfter, ", ")
 		}
 		paint := c.action(ch.Symbol)
-		fmt.Fprintf(w, "%s %s %s\n", paint("%s", ch.Symbol), paint("%s", ch.Address), c.dim("("+word+")"))
+		on := ""
+		if ch.Executor != "" && ch.Executor != "local" {
+			on = " on " + ch.Executor
+		}
+		fmt.Fprintf(w, "%s %s %s%s\n", paint("%s", ch.Symbol), paint("%s", ch.Address), c.dim("("+word+")"), on)
 		for _, r := range ch.Reasons {
 			if r.Kind == "resume" {
 				continue
@@ -132,6 +138,7 @@ func Summary(m *PlanJSON) string {
 	add(s["restore"], "to restore")
 	add(s["repair"], "to repair")
 	add(s["start"], "to start")
+	add(s["fetch"], "to fetch")
 	add(s["forget"], "to forget")
 	add(len(m.Moved), "to move")
 	add(s["no-op"], "up to date")

@@ -43,9 +43,10 @@ type Progress struct {
 }
 
 type running struct {
-	since time.Time
-	last  string
-	step  int64
+	since  time.Time
+	last   string
+	status string // a Slurm job's state
+	step   int64
 	// A download's bytes so far, its size (-1 unknown) and when the first
 	// byte arrived, for the rate.
 	done, total int64
@@ -123,6 +124,29 @@ func (p *Progress) Output(a addr.Node, text string) {
 	}
 }
 
+// Note prints a remark about a node, or about the whole apply when a is
+// zero (run.Notes).
+func (p *Progress) Note(a addr.Node, msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a == (addr.Node{}) {
+		p.line("kiln: " + msg)
+		return
+	}
+	p.line(fmt.Sprintf("%s: %s", a, msg))
+}
+
+// Status shows a running node's state, such as its Slurm job's, in the
+// live status and as a line when it changes (run.Statuses).
+func (p *Progress) Status(a addr.Node, status string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r := p.running[a]; r != nil {
+		r.status = status
+	}
+	p.line(fmt.Sprintf("%s: %s", a, status))
+}
+
 // Bytes records a download's progress for the live status; kinds that
 // download call it (addr is the node's address as text).
 func (p *Progress) Bytes(addr string, done, total int64) {
@@ -161,6 +185,8 @@ func (p *Progress) Finished(r run.NodeResult) {
 		}
 	case run.Restored:
 		p.line(fmt.Sprintf("%s %s from the store", r.Addr, c(p.Colors, plan.Restore, "restored")))
+	case run.Fetched:
+		p.line(fmt.Sprintf("%s %s from the remote cache in %s", r.Addr, c(p.Colors, plan.Fetch, "fetched"), round(r.Duration)))
 	default:
 		p.line(fmt.Sprintf("%s %s in %s", r.Addr, c(p.Colors, plan.Create, string(r.Outcome)), round(r.Duration)))
 	}
@@ -206,6 +232,9 @@ func (p *Progress) redraw() {
 		}
 		r := p.running[a]
 		status := truncate(r.last, 60)
+		if r.status != "" {
+			status = r.status + "  " + truncate(r.last, 40)
+		}
 		if r.done > 0 {
 			status = byteStatus(r.done, r.total, p.Now().Sub(r.first))
 		}
@@ -242,7 +271,7 @@ func round(d time.Duration) string {
 // ApplySummary is the closing line of an apply.
 func ApplySummary(r *run.Result, took time.Duration) string {
 	var parts []string
-	for _, o := range []run.Outcome{run.Built, run.Started, run.Restored, run.UpToDate, run.Failed, run.Skipped, run.Cancelled} {
+	for _, o := range []run.Outcome{run.Built, run.Started, run.Fetched, run.Restored, run.UpToDate, run.Failed, run.Skipped, run.Cancelled} {
 		if n := r.Count(o); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, o))
 		}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run/sched"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -26,6 +28,12 @@ type Options struct {
 	// but whose digest differs fail (Decider.Locked holds the lock);
 	// otherwise it is reported in NodeResult.LockMismatch.
 	StrictLock bool
+	// Jobs bounds the Slurm jobs submitted and not finished, over every
+	// Slurm executor (-jobs N); 0 means no bound beyond each executor's
+	// max_jobs.
+	Jobs  int
+	Slurm SlurmOptions
+	Cache CacheOptions
 }
 
 // Applier applies a pipeline. Its Decider's state must be the one Writer
@@ -44,6 +52,8 @@ type Applier struct {
 	tasks []*applyTask // by scheduler task index
 	// mismatches hands a build's lock mismatch from publish to build.
 	mismatches sync.Map // addr.Node → *plan.LockMismatch
+	slurm      *slurmExec
+	cache      *remoteCache
 }
 
 // Result is the outcome of an apply.
@@ -115,17 +125,20 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 		return 1
 	})
 	a.vals = plan.NewValues()
+	a.slurm = newSlurmExec(a.Decider.Pipeline.StateDir, a.Options.Slurm)
+	a.cache = newRemoteCache(a.Options.Cache, a.note)
 	a.tasks = make([]*applyTask, len(tasks))
 	for t, v := range verts {
 		tasks[t].Priority = prio[t]
 		a.tasks[t] = a.newTask(dag.Nodes[v], &tasks[t])
 	}
-	if err := sched.Validate(tasks, a.Options.Capacity); err != nil {
+	capacity := a.slurmCapacity()
+	if err := sched.Validate(tasks, capacity); err != nil {
 		return nil, err
 	}
 	opts := sched.Options{
 		Parallelism: a.Options.Parallelism,
-		Capacity:    a.Options.Capacity,
+		Capacity:    capacity,
 		FailFast:    a.Options.FailFast,
 		OnStart:     func(t int) { a.task(t).started = time.Now() },
 		OnAdd:       a.added,
@@ -174,8 +187,37 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 		}
 		return nil, nil
 	})
+	a.cache.wait()
 	flushErr := a.Writer.Flush()
 	return &Result{Nodes: a.resultNodes()}, flushErr
+}
+
+// slurmPool bounds the Slurm jobs of an apply; "slurm-jobs slurm.NAME"
+// those of one executor.
+const slurmPool = "slurm-jobs"
+
+// slurmCapacity is the apply's pools with the Slurm job bounds added.
+func (a *Applier) slurmCapacity() map[string]int64 {
+	capacity := maps.Clone(a.Options.Capacity)
+	if capacity == nil {
+		capacity = map[string]int64{}
+	}
+	if a.Options.Jobs > 0 {
+		capacity[slurmPool] = int64(a.Options.Jobs)
+	}
+	for name, e := range a.Decider.Pipeline.Executors {
+		if e.MaxJobs > 0 {
+			capacity[slurmPool+" "+name] = int64(e.MaxJobs)
+		}
+	}
+	return capacity
+}
+
+// note hands a remark to the hooks that show them.
+func (a *Applier) note(at addr.Node, msg string) {
+	if h, ok := a.Options.Hooks.(Notes); ok {
+		h.Note(at, msg)
+	}
 }
 
 // skipReason names the dependency that did not succeed.

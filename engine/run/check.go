@@ -125,16 +125,23 @@ func (a *Applier) checkNode(ctx context.Context, dec *plan.Decision, root string
 		fail(err)
 		return
 	}
-	res, _, err := a.runKind(ctx, dec, out, false, log)
+	b, _, err := a.runKind(ctx, dec, "", out, false, log, nil)
 	_ = log.Close()
 	if err != nil {
 		fail(err)
 		r.LogTail = log.Tail()
 		return
 	}
-	if res != nil && res.Digest != "" {
-		r.Got = res.Digest
-	} else {
+	var kindDigest string
+	if b.result != nil {
+		kindDigest = b.result.Digest
+	}
+	switch {
+	case kindDigest != "":
+		r.Got = kindDigest
+	case b.remote != nil:
+		r.Got = b.remote.Digest // hashed by the Slurm job where it ran
+	default:
 		got, err := hash.Tree(out, nil)
 		if err != nil {
 			fail(fmt.Errorf("hashing the rebuilt result: %w", err))
@@ -150,7 +157,7 @@ func (a *Applier) checkNode(ctx context.Context, dec *plan.Decision, root string
 	if !dec.Node.Meta.Deterministic {
 		r.Status = NotDeterministic
 	}
-	if res == nil || res.Digest == "" {
+	if kindDigest == "" {
 		r.Files = diffFiles(a.Decider.Store.RunPath(dec.Record.Entry), out)
 	}
 }

@@ -26,6 +26,13 @@ type applyTask struct {
 
 func (a *Applier) newTask(n *config.Node, t *sched.Task) *applyTask {
 	at := &applyTask{node: n, result: NodeResult{Addr: n.Addr, Outcome: Cancelled}}
+	if e := n.Meta.Executor; e != "" {
+		// A Slurm job takes its resources from the cluster, not from this
+		// machine's pools, and holds no local slot.
+		t.Remote = true
+		t.Resources = map[string]int64{slurmPool: 1, slurmPool + " " + e: 1}
+		return at
+	}
 	// CPUs and memory beyond the machine are scaled down (grant). A node
 	// asking for more of another pool than it holds fails on its own, with
 	// the reason; the rest of the pipeline still runs.

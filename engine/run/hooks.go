@@ -14,6 +14,7 @@ const (
 	UpToDate  Outcome = "up-to-date"
 	Built     Outcome = "built"
 	Restored  Outcome = "restored"
+	Fetched   Outcome = "fetched" // pulled from a remote cache
 	Started   Outcome = "started"
 	Failed    Outcome = "failed"
 	Skipped   Outcome = "skipped"   // a dependency failed
@@ -58,6 +59,27 @@ type Hooks interface {
 	Finished(r NodeResult)
 }
 
+// Notes is implemented by hooks that show remarks about a node that are
+// neither its output nor its failure: a remote cache that did not answer, a
+// result that could not be pushed. The address is zero for remarks about the
+// whole apply.
+type Notes interface {
+	Note(a addr.Node, msg string)
+}
+
+// Statuses is implemented by hooks that show a running node's state beside
+// its last output line: a Slurm job's "PENDING (Resources)" or "RUNNING on
+// a2-07".
+type Statuses interface {
+	Status(a addr.Node, status string)
+}
+
+// ByteCounter is implemented by hooks that show a transfer's progress (a
+// pull from a remote cache); addr is the node's address as text.
+type ByteCounter interface {
+	Bytes(addr string, done, total int64)
+}
+
 // NoHooks ignores everything.
 type NoHooks struct{}
 
@@ -83,5 +105,32 @@ func (t Tee) Output(a addr.Node, line string) {
 func (t Tee) Finished(r NodeResult) {
 	for _, h := range t {
 		h.Finished(r)
+	}
+}
+
+// Note passes the remark on to each of hooks that shows notes.
+func (t Tee) Note(a addr.Node, msg string) {
+	for _, h := range t {
+		if n, ok := h.(Notes); ok {
+			n.Note(a, msg)
+		}
+	}
+}
+
+// Status passes a node's state on to each of hooks that shows states.
+func (t Tee) Status(a addr.Node, status string) {
+	for _, h := range t {
+		if s, ok := h.(Statuses); ok {
+			s.Status(a, status)
+		}
+	}
+}
+
+// Bytes passes a transfer's progress on to each of hooks that counts bytes.
+func (t Tee) Bytes(addr string, done, total int64) {
+	for _, h := range t {
+		if b, ok := h.(ByteCounter); ok {
+			b.Bytes(addr, done, total)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,8 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/proc"
+	"github.com/kilnbuild/kiln/engine/run/job"
+	"github.com/kilnbuild/kiln/engine/slurm"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -56,6 +59,9 @@ func (a *Applier) node(ctx context.Context, n *config.Node) NodeResult {
 		}
 		// A stored result that no longer verifies is rebuilt instead.
 		dec.Action = plan.Rebuild
+	}
+	if r, ok := a.fetch(ctx, dec); ok {
+		return r
 	}
 	return a.build(ctx, dec)
 }
@@ -107,11 +113,24 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 	}
 	// Every run builds in a fresh folder of its own, beside any good result
 	// of the same key (a repair, -replace, always_run): only a complete,
-	// hashed result takes its place.
-	entry, dir, resumed, err := a.runFolder(dec)
-	if err != nil {
+	// hashed result takes its place. A Slurm job an earlier apply left for
+	// this key is adopted instead: its run folder is waited on, and the job
+	// is never submitted again.
+	var entry, dir string
+	var resumed bool
+	var err error
+	adopted := a.slurm.adoptable(n, dec.Key, st)
+	if adopted != nil {
+		entry, dir = adopted.Entry, st.RunPath(adopted.Entry)
+	} else if entry, dir, resumed, err = a.runFolder(dec); err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
+	}
+	if n.Meta.Executor != "" {
+		// A Slurm job's processes run on a compute node, and the Slurm
+		// journal names its run: a later apply adopts it, never stops it,
+		// so the journal of local runs does not name it.
+		return a.execute(ctx, dec, entry, dir, resumed, res, adopted)
 	}
 	// The run is journaled before anything starts, so that should kiln
 	// die, the next apply stops what it left running and cleans up.
@@ -123,7 +142,7 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
-	res = a.execute(proc.WithTracker(ctx, run), dec, entry, dir, resumed, res)
+	res = a.execute(proc.WithTracker(ctx, run), dec, entry, dir, resumed, res, nil)
 	if res.Outcome == Started {
 		// A service outlives its run: its record, which names its process,
 		// is made durable before the journal stops naming it.
@@ -135,13 +154,13 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 
 // execute runs the node's kind in its run folder and publishes the result,
 // or records the failure and removes the folder (a resumable node keeps it).
-func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir string, resumed bool, res NodeResult) NodeResult {
+func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir string, resumed bool, res NodeResult, adopted *slurm.Job) NodeResult {
 	n := dec.Node
 	d := a.Decider
 	start := time.Now()
 	logPath := RunLogPath(d.Pipeline.StateDir, n.Addr, dec.Key, start)
 	log, err := openLog(logPath, func(line string) { a.Options.Hooks.Output(n.Addr, line) })
-	var result *kind.Result
+	var result *built
 	var watch *inputWatch
 	if err == nil {
 		watch, err = watchInputs(d.Pipeline.Root, dec, d.Stat)
@@ -151,7 +170,7 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 		res.Log = logPath
 		a.Options.Hooks.Running(n.Addr, dec.Action, dec.Reasons)
 		res.Began = start
-		result, res.Attempts, err = a.runKind(ctx, dec, dir, resumed, log)
+		result, res.Attempts, err = a.runKind(ctx, dec, entry, dir, resumed, log, adopted)
 		res.Duration = time.Since(start)
 		_ = log.Close()
 		if p := log.Problem(); p != nil {
@@ -162,7 +181,7 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 		}
 		if err == nil {
 			var read atomic.Int64
-			err = a.publish(dec, entry, result, start, res.Duration, logPath, &read)
+			err = a.publish(dec, entry, dir, result, start, res.Duration, logPath, &read)
 			res.BytesHashed = read.Load()
 		}
 		res.LogTail = log.Tail()
@@ -174,7 +193,7 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 			res.Outcome = Cancelled
 		}
 		kept := ""
-		if n.Meta.Resumable {
+		if n.Meta.Resumable || errors.Is(err, ErrJobLeftRunning) {
 			kept = entry
 		} else {
 			_ = d.Store.RemoveRun(entry)
@@ -207,12 +226,27 @@ func (a *Applier) runFolder(dec *plan.Decision) (entry, dir string, resumed bool
 	return entry, dir, false, err
 }
 
+// built is what a run made: the kind's result, or, for a node that ran
+// elsewhere (a Slurm job, a remote cache), what was hashed there.
+type built struct {
+	result *kind.Result
+	remote *job.Result
+	job    *slurm.Job // the Slurm job that made it
+	cached bool       // pulled from the remote cache: not pushed back
+}
+
 // runKind evaluates the node with its real output folder and runs its kind,
-// retrying as configured, each attempt bounded by the node's timeout.
-func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, resumed bool, log *nodeLog) (*kind.Result, int, error) {
+// retrying as configured, each attempt bounded by the node's timeout. A
+// node with a Slurm executor runs as a job (the adopted one first) in the
+// run folder entry.
+func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir string, resumed bool, log *nodeLog, adopted *slurm.Job) (*built, int, error) {
 	n := dec.Node
 	d := a.Decider
-	granted, warnings := grant(n.Meta.Resources, a.Options.Capacity)
+	capacity := a.Options.Capacity
+	if n.Meta.Executor != "" {
+		capacity = nil // a Slurm job gets what it asks for on its compute node
+	}
+	granted, warnings := grant(n.Meta.Resources, capacity)
 	for _, w := range warnings {
 		fmt.Fprintf(log, "kiln: warning: %s\n", w)
 	}
@@ -258,13 +292,25 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, r
 			}
 		}
 		actx, cancel := ctx, context.CancelFunc(func() {})
-		if n.Meta.Timeout > 0 {
+		// A Slurm job's timeout is its --time, which counts its run and
+		// not its wait in the queue: kiln does not time the wait.
+		if n.Meta.Timeout > 0 && n.Meta.Executor == "" {
 			actx, cancel = context.WithTimeoutCause(ctx, n.Meta.Timeout, fmt.Errorf("timed out after %s", n.Meta.Timeout))
+		}
+		if e := d.Pipeline.Executor(n.Meta.Executor); e != nil {
+			remote, j, err := a.slurm.run(actx, &slurmRun{exec: e, node: n, key: dec.Key, entry: entry, kind: dec.Kind, build: b, log: log, status: a.status(n.Addr), adopted: adopted, version: a.Options.Version})
+			adopted = nil // a retry submits a new job
+			cancel()
+			if err == nil {
+				return &built{remote: remote, job: &j}, attempts, nil
+			}
+			lastErr = err
+			continue
 		}
 		r, err := dec.Kind.Build(actx, b)
 		cancel()
 		if err == nil {
-			return keepPins(dec.Kind, &unpinned, r), attempts, nil
+			return &built{result: keepPins(dec.Kind, &unpinned, r)}, attempts, nil
 		}
 		lastErr = err
 		if cause := context.Cause(actx); cause != nil && ctx.Err() == nil && !errors.Is(err, cause) {
@@ -272,38 +318,48 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, dir string, r
 		}
 	}
 	if ctx.Err() != nil {
+		if errors.Is(lastErr, ErrJobLeftRunning) {
+			return nil, attempts, lastErr // its run folder is kept for the next apply
+		}
 		return nil, attempts, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
 	return nil, attempts, lastErr
 }
 
-// publish hashes a successful run, points the stable path at its folder and
-// commits the record. A result the node had under the same key gives way
-// and its folder is removed, unless another node's record uses it. The
-// bytes read to hash it are added to read.
-func (a *Applier) publish(dec *plan.Decision, entry string, r *kind.Result, start time.Time, took time.Duration, logPath string, read *atomic.Int64) error {
+// publish hashes a successful run in the run folder entry (at dir), points
+// the stable path at it and commits the record. A result hashed where it
+// was made (a Slurm job's, a remote cache's) is not read again. A result the
+// node had under the same key gives way and its folder is removed, unless
+// another node's record uses it. The bytes read to hash it are added to
+// read.
+func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start time.Time, took time.Duration, logPath string, read *atomic.Int64) error {
 	d := a.Decider
 	n := dec.Node
-	if r == nil {
-		r = &kind.Result{}
-	}
-	outs, err := InPlaceOutputs(d.Pipeline.Root, d.Pipeline.StateDir, r.Outputs, true)
-	if err != nil {
-		return err
-	}
-	attrs := map[string]string{}
-	for k, v := range r.Attrs {
-		attrs[k] = v
-	}
-	plan.EncodeExports(attrs, r.Exports)
-	digest := r.Digest
+	var digest string
 	var outRecs []state.Output
-	if digest == "" {
-		if digest, outRecs, err = plan.OutputDigestRead(d.Store, d.Pipeline.Root, entry, outs, d.Stat, read); err != nil {
-			return fmt.Errorf("hashing the result: %w", err)
+	var attrs map[string]string
+	var err error
+	host := a.Options.Host
+	if b.remote != nil {
+		digest, outRecs, attrs = b.remote.Digest, b.remote.Outputs, maps.Clone(b.remote.Attrs)
+		if attrs == nil {
+			attrs = map[string]string{}
 		}
-	} else {
-		attrs[plan.AttrDigestBy] = "kind"
+		if b.remote.Host != "" {
+			host = b.remote.Host
+		}
+		if b.job != nil {
+			attrs[AttrSlurmJob] = b.job.ID
+			attrs[AttrExecutor] = n.Meta.Executor
+			if q := b.remote.Started.Sub(b.job.Submitted); q > 0 && !b.job.Submitted.IsZero() {
+				attrs[AttrSlurmQueued] = strconv.FormatFloat(q.Seconds(), 'f', 1, 64)
+			}
+			if !b.remote.Started.IsZero() && b.remote.Ended.After(b.remote.Started) {
+				took = b.remote.Ended.Sub(b.remote.Started) // the run, not the wait in the queue
+			}
+		}
+	} else if digest, outRecs, attrs, err = hashResult(d.Pipeline.Root, d.Pipeline.StateDir, dir, b.result, d.Stat, read); err != nil {
+		return err
 	}
 	key, keyLines := dec.Key, dec.KeyLines
 	if pins := plan.RecordedPins(attrs); len(pins) > 0 && !maps.Equal(pins, d.Pins[n.Addr.String()]) {
@@ -320,7 +376,7 @@ func (a *Applier) publish(dec *plan.Decision, entry string, r *kind.Result, star
 		Addr: n.Addr.String(), Kind: dec.Kind.Name(), Key: key, KeyLines: keyLines,
 		Digest: digest, Entry: entry, Outputs: outRecs, Attrs: attrs,
 		Started: start.UTC(), Duration: took, Resources: n.Meta.Resources,
-		Log: relPath(d.Pipeline.Root, logPath), Host: a.Options.Host, KilnVersion: a.Options.Version,
+		Log: relPath(d.Pipeline.Root, logPath), Host: host, KilnVersion: a.Options.Version,
 		File: plan.FileOf(d.Pipeline, n),
 	}
 	if err := d.Store.Link(n.Addr.FileName(), entry); err != nil {
@@ -335,6 +391,9 @@ func (a *Applier) publish(dec *plan.Decision, entry string, r *kind.Result, star
 	}
 	value := d.ValueAfter(&plan.Decision{Node: n, Kind: dec.Kind, KindNode: dec.KindNode, Action: plan.Restore, Restore: rec})
 	a.vals.Set(n.Addr, value)
+	if !b.cached && rec.Key == dec.Key {
+		a.cache.push(n, rec, dir, d.Stat)
+	}
 	return nil
 }
 

@@ -27,8 +27,9 @@ type Job struct {
 	Key       string    `json:"key"`  // what the job builds: kiln's node key
 	Addr      string    `json:"addr"` // the node, for messages
 	ID        string    `json:"job_id"`
-	Dir       string    `json:"dir"` // the job's folder: spec, script, output, result
-	Run       string    `json:"run"` // the output folder the job writes ($KILN_OUT)
+	Dir       string    `json:"dir"`   // the job's folder: spec, script, output, result
+	Run       string    `json:"run"`   // the output folder the job writes ($KILN_OUT)
+	Entry     string    `json:"entry"` // the caller's name for that folder (kiln's store entry)
 	Submitted time.Time `json:"submitted"`
 	// Submissions counts the jobs submitted for this run, requeues included.
 	Submissions int `json:"submissions"`

@@ -28,11 +28,27 @@ type Server struct {
 	dir  string
 	cmd  *exec.Cmd
 	done chan struct{}
+	opts Options
+}
+
+// Options tune a server.
+type Options struct {
+	// ReadOnly refuses PUT (403), like a cache that takes no uploads.
+	ReadOnly bool
+	detached bool
 }
 
 // Start starts nginx with its configuration, pid file, logs and root under
 // dir (created if needed).
-func Start(dir string) (*Server, error) {
+func Start(dir string) (*Server, error) { return StartWith(dir, Options{}) }
+
+// StartDetached starts nginx to outlive this process (for scripts): its
+// output goes to dir/nginx.out, and it is stopped by the pid in
+// dir/nginx.pid.
+func StartDetached(dir string) (*Server, error) { return StartWith(dir, Options{detached: true}) }
+
+// StartWith is Start with options.
+func StartWith(dir string, o Options) (*Server, error) {
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
 		for _, p := range []string{"/usr/sbin/nginx", "/sbin/nginx"} {
@@ -49,7 +65,7 @@ func Start(dir string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Root: filepath.Join(dir, "root"), dir: dir}
+	s := &Server{Root: filepath.Join(dir, "root"), dir: dir, opts: o}
 	for _, d := range []string{s.Root, filepath.Join(dir, "body"), filepath.Join(dir, "logs")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -69,6 +85,14 @@ func Start(dir string) (*Server, error) {
 		var out strings.Builder
 		s.cmd = exec.Command(bin, "-c", s.confPath(), "-p", dir)
 		s.cmd.Stdout, s.cmd.Stderr = &out, &out
+		if o.detached {
+			f, err := os.Create(filepath.Join(dir, "nginx.out"))
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			s.cmd.Stdout, s.cmd.Stderr = f, f
+		}
 		s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := s.cmd.Start(); err != nil {
 			return nil, fmt.Errorf("starting nginx: %w", err)
@@ -91,6 +115,10 @@ func (s *Server) confPath() string { return filepath.Join(s.dir, "nginx.conf") }
 func (s *Server) pidPath() string { return filepath.Join(s.dir, "nginx.pid") }
 
 func (s *Server) conf() string {
+	readOnly := ""
+	if s.opts.ReadOnly {
+		readOnly = "      limit_except GET HEAD { deny all; }\n"
+	}
 	user := ""
 	if os.Geteuid() == 0 {
 		user = "user root;\n" // else the worker cannot write the root folder: PUT answers 500
@@ -111,10 +139,10 @@ http {
       root %s;
       dav_methods PUT;
       create_full_put_path on;
-    }
+%s    }
   }
 }
-`, user, s.pidPath(), filepath.Join(s.dir, "error.log"), filepath.Join(s.dir, "body"), s.Port, s.Root)
+`, user, s.pidPath(), filepath.Join(s.dir, "error.log"), filepath.Join(s.dir, "body"), s.Port, s.Root, readOnly)
 }
 
 func (s *Server) waitUp() error {

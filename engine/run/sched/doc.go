@@ -21,7 +21,11 @@
 // ready queue like any other, and every task waiting for the one that added
 // them waits for them too.
 //
-// Invariants: at most Parallelism fns run at once; a pool's running tasks
+// Remote tasks (Slurm jobs, whose goroutine only waits) hold no slot of
+// Parallelism; pools bound them instead (kiln gives every Slurm node a
+// "slurm" pool of -jobs N and a pool per executor of its max_jobs).
+//
+// Invariants: at most Parallelism fns of local tasks run at once; a pool's running tasks
 // never hold more than its capacity; every task ends with exactly one
 // Outcome other than Pending, reported once through OnFinish.
 //

@@ -46,7 +46,8 @@ type scheduler struct {
 	outcomes   []Outcome
 	errs       []error
 	started    []bool
-	running    int
+	running    int   // tasks running, remote ones included
+	local      int   // tasks running that hold a Parallelism slot
 	stopping   bool  // start nothing new: ctx cancelled or fail-fast
 	stopCause  error // why, for tasks added after the stop
 	ready      *readyQueue
@@ -141,7 +142,7 @@ func (s *scheduler) dispatch() {
 	}
 	clear(s.blocked)
 	s.ready.resetPass()
-	for s.running < s.parallelism {
+	for {
 		g := s.ready.best()
 		if g == nil {
 			return
@@ -151,6 +152,10 @@ func (s *scheduler) dispatch() {
 			continue
 		}
 		i := g.tasks.top()
+		if !s.tasks[i].Remote && s.local >= s.parallelism {
+			g.passed = true // only remote tasks may start now
+			continue
+		}
 		if !s.pools.fits(s.needs[i]) {
 			for _, p := range g.pools {
 				s.blocked[p] = true
@@ -176,6 +181,9 @@ func (s *scheduler) start(i int) {
 	s.pools.take(s.needs[i])
 	s.started[i] = true
 	s.running++
+	if !s.tasks[i].Remote {
+		s.local++
+	}
 	if s.opts.OnStart != nil {
 		s.opts.OnStart(i)
 	}
@@ -197,6 +205,9 @@ func (s *scheduler) call(i int) (added []Task, err error) {
 
 func (s *scheduler) complete(c completion) {
 	s.running--
+	if !s.tasks[c.task].Remote {
+		s.local--
+	}
 	s.pools.give(s.needs[c.task])
 	switch {
 	case c.err == nil:

@@ -11,6 +11,9 @@ type Task struct {
 	Deps      []int            // indexes of tasks this one waits for
 	Resources map[string]int64 // e.g. {"npu": 8}; held while the task runs
 	Priority  int              // higher runs first among ready tasks
+	// Remote tasks run elsewhere (a Slurm job): the goroutine only waits,
+	// so they hold no slot of Parallelism; pools still bound them.
+	Remote bool
 }
 
 // Outcome is what became of a task.

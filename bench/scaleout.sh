@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# bench/scaleout.sh — the Slurm executor's overhead per node and the remote
+# cache's pull rate, on this machine's one-node test cluster and a local
+# nginx. See bench/README.md ("Scale-out").
+#
+# Environment:
+#   NODES=50      trivial nodes for the Slurm overhead
+#   FILES=200     files of the cache tree
+#   MB=10         megabytes per file (200 x 10 MB = 2 GB)
+#   REPS=3        pulls measured (the median is reported)
+#   PAR=8         parallel downloads, for kiln (the client's default) and curl
+#   OUT=bench/out/scaleout   scratch folder (removed at the start)
+set -euo pipefail
+
+NODES=${NODES:-50}
+FILES=${FILES:-200}
+MB=${MB:-10}
+REPS=${REPS:-3}
+PAR=${PAR:-8}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$ROOT/bench/out/scaleout}
+BIN=$OUT/bin
+
+die() { echo "bench: $*" >&2; exit 1; }
+for c in go curl sbatch nginx; do
+	command -v "$c" >/dev/null || [ -x "/usr/sbin/$c" ] || die "$c not found (apt-get install -y curl slurm-wlm munge nginx-light)"
+done
+rm -rf "$OUT"
+mkdir -p "$OUT" "$BIN"
+(cd "$ROOT" && go build -o "$BIN/kiln" ./cmd/kiln && go build -o "$BIN/nginx-cache" ./bench/cmd/nginx-cache)
+"$ROOT/scripts/slurm-cluster" start
+
+now() { echo "${EPOCHREALTIME/./}"; } # microseconds
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+ms() { awk -v us="$1" 'BEGIN {printf "%.0f", us/1000}'; }
+
+# ------------------------------------------------------------ Slurm overhead
+# NODES independent trivial nodes, once on the local executor and once as
+# Slurm jobs one at a time (-jobs 1), so each node's time is submit → start
+# → finish → hashed and linked, without waiting behind the others. A node's
+# time is what kiln reports for it ("built in ..."), from the moment it
+# starts running to its result being linked.
+slurm_pipeline() {
+	local dir=$1 executor=$2
+	mkdir -p "$dir"
+	{
+		echo "executor \"slurm\" \"bench\" { poll = \"100ms\" }"
+		for i in $(seq "$NODES"); do
+			printf 'exec "n%d" {\n  executor = "%s"\n  command  = "echo %d > $KILN_OUT/out.txt"\n}\n' "$i" "$executor" "$i"
+		done
+	} >"$dir/pipeline.hcl"
+}
+node_times() { # apply output -> one duration in ms per built node
+	grep -oE 'built in [0-9.]+(ms|s)' "$1" | awk '{v=$3; if (v ~ /ms$/) {sub(/ms/,"",v); print v} else {sub(/s/,"",v); print v*1000}}'
+}
+slurm_pipeline "$OUT/local" local
+slurm_pipeline "$OUT/slurm" slurm
+"$BIN/kiln" apply -parallelism 1 "$OUT/local" >"$OUT/local.txt"
+t0=$(now)
+"$BIN/kiln" apply -jobs 1 "$OUT/slurm" >"$OUT/slurm.txt"
+t1=$(now)
+local_ms=$(node_times "$OUT/local.txt" | median)
+slurm_ms=$(node_times "$OUT/slurm.txt" | median)
+[ "$(node_times "$OUT/slurm.txt" | wc -l)" = "$NODES" ] || die "not every Slurm node was built: see $OUT/slurm.txt"
+# All at once: how long the whole set takes when the cluster runs them side by side.
+rm -rf "$OUT/slurm/.kiln"
+t2=$(now)
+"$BIN/kiln" apply -jobs "$NODES" "$OUT/slurm" >"$OUT/slurm-all.txt"
+t3=$(now)
+
+# ------------------------------------------------------------ cache pull
+# A tree of FILES random files of MB megabytes, built once and pushed to a
+# local nginx; then pulled by kiln into a fresh pipeline folder (plan, pull,
+# verify, link: a whole `kiln apply`), and the same blobs fetched by curl,
+# PAR at a time, into a folder. Interleaved, REPS times each.
+"$BIN/nginx-cache" start "$OUT/nginx" >"$OUT/nginx.url"
+URL=$(cat "$OUT/nginx.url")
+trap '"$BIN/nginx-cache" stop "$OUT/nginx" || true' EXIT
+tree_pipeline() {
+	mkdir -p "$1"
+	cat >"$1/pipeline.hcl" <<HCL
+exec "tree" {
+  command = "for i in \$(seq $FILES); do head -c $((MB * 1048576)) /dev/urandom > \$KILN_OUT/f\$i.bin; done"
+}
+HCL
+}
+tree_pipeline "$OUT/host0"
+KILN_CACHE_URL=$URL "$BIN/kiln" apply -quiet "$OUT/host0" >/dev/null
+bytes=$(du -sb "$OUT/host0/.kiln/out/exec.tree/" | cut -f1)
+ls "$OUT/nginx/root/cas" >"$OUT/blobs.txt"
+[ "$(wc -l <"$OUT/blobs.txt")" -ge "$FILES" ] || die "the cache holds $(wc -l <"$OUT/blobs.txt") blobs, want $FILES"
+: >"$OUT/kiln-pull.us"
+: >"$OUT/curl-pull.us"
+for r in $(seq "$REPS"); do
+	h=$OUT/host$r
+	tree_pipeline "$h"
+	sync
+	t=$(now)
+	KILN_CACHE_URL=$URL "$BIN/kiln" apply -quiet "$h" >"$OUT/pull$r.txt"
+	echo $(($(now) - t)) >>"$OUT/kiln-pull.us"
+	grep -q 'fetched' "$OUT/pull$r.txt" || die "pull $r did not fetch: $OUT/pull$r.txt"
+	cmp -s "$OUT/host0/.kiln/out/exec.tree/f1.bin" "$h/.kiln/out/exec.tree/f1.bin" || die "pull $r: f1.bin differs"
+	rm -rf "$h"
+	d=$OUT/curl$r
+	mkdir -p "$d"
+	sync
+	t=$(now)
+	(cd "$d" && xargs -P "$PAR" -I{} curl -sf -o {} "$URL/cas/{}" <"$OUT/blobs.txt")
+	echo $(($(now) - t)) >>"$OUT/curl-pull.us"
+	rm -rf "$d"
+done
+kiln_us=$(median <"$OUT/kiln-pull.us")
+curl_us=$(median <"$OUT/curl-pull.us")
+
+awk -v n="$NODES" -v l="$local_ms" -v s="$slurm_ms" -v seq_us=$((t1 - t0)) -v all_us=$((t3 - t2)) \
+	-v b="$bytes" -v k="$kiln_us" -v c="$curl_us" -v files="$FILES" -v par="$PAR" 'BEGIN {
+	printf "Slurm executor, %d trivial nodes (median per node, submit → linked)\n", n
+	printf "  local executor          %8.0f ms\n", l
+	printf "  Slurm, one job at a time %7.0f ms   (overhead %.0f ms per node)\n", s, s - l
+	printf "  Slurm, all %d at once    %7.1f s for the set (%.2f s in sequence)\n", n, all_us/1e6, seq_us/1e6
+	printf "Remote cache pull, %d files, %.2f GB (median of pulls)\n", files, b/1e9
+	printf "  kiln apply (pull, verify, link) %6.2f s  %7.0f MB/s\n", k/1e6, b/1e6/(k/1e6)
+	printf "  curl, %d in parallel            %6.2f s  %7.0f MB/s\n", par, c/1e6, b/1e6/(c/1e6)
+	printf "  kiln / curl rate: %.0f %% (target: 50 %% or more)\n", 100*c/k
+}' | tee "$OUT/results.txt"

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/run"
+	"github.com/kilnbuild/kiln/engine/run/job"
+	"github.com/kilnbuild/kiln/providers"
+)
+
+func init() {
+	register(&command{name: "job", summary: "run one prepared node inside a batch job (the Slurm executor's jobs do)", usage: "kiln job run SPEC", run: runJob})
+}
+
+// runJob is what a Slurm job runs: the one node its spec describes, as the
+// local executor would, then the result's digest, written to the result
+// file the spec names. It exits with the node command's exit code.
+func runJob(c *cli, args []string) int {
+	if len(args) != 2 || args[0] != "run" {
+		fmt.Fprintln(c.stderr, "usage: kiln job run SPEC\nkiln apply writes SPEC for each node it runs as a Slurm job; there is no other use for this command.")
+		return 2
+	}
+	spec, err := job.ReadSpec(args[1])
+	if err != nil {
+		fmt.Fprintln(c.stderr, "kiln job run:", err)
+		return 1
+	}
+	ctx, stop := c.interruptible() // scancel and --time send SIGTERM first
+	defer stop()
+	kinds := map[string]kind.Kind{}
+	for _, k := range providers.All() {
+		kinds[k.Name()] = k
+	}
+	res := run.RunJob(ctx, spec, kinds, c.stdout)
+	if err := job.WriteResult(spec.Result, res); err != nil {
+		fmt.Fprintln(c.stderr, "kiln job run: writing the result:", err)
+		return 1
+	}
+	if !res.OK {
+		fmt.Fprintln(c.stderr, "kiln job run:", res.Error)
+		if res.ExitCode > 0 {
+			return res.ExitCode
+		}
+		return 1
+	}
+	fmt.Fprintf(c.stdout, "kiln job run: %s done on %s, digest %s\n", spec.Addr, res.Host, shortDigest(res.Digest))
+	return 0
+}
+
+func shortDigest(d string) string {
+	if len(d) > 12 {
+		return d[:12]
+	}
+	return d
+}

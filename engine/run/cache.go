@@ -1,0 +1,234 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/remotecache"
+	"github.com/kilnbuild/kiln/engine/run/job"
+	"github.com/kilnbuild/kiln/engine/state"
+)
+
+// CacheOptions connect an apply to a remote cache.
+type CacheOptions struct {
+	Client     *remotecache.Client
+	Push, Pull bool
+}
+
+// Cacheable reports whether a node's results may go through a remote
+// cache: its kind is shareable (never a service, host or toolchain) and
+// the node does not say cache = false.
+func Cacheable(n *config.Node) bool {
+	s, ok := n.Block.Kind.(kind.Shareable)
+	return ok && s.Shareable() && !n.Meta.NoCache
+}
+
+// remoteCache is an apply's use of a remote cache: pulls before a node
+// would run, pushes in the background after it built. Once the server
+// could not be reached it is not asked again in this apply.
+type remoteCache struct {
+	opts  CacheOptions
+	notes func(a addr.Node, msg string)
+
+	mu   sync.Mutex
+	down bool
+
+	pushing sync.WaitGroup
+	slots   chan struct{} // bounds the pushes in flight
+}
+
+func newRemoteCache(o CacheOptions, notes func(addr.Node, string)) *remoteCache {
+	if o.Client == nil {
+		return nil
+	}
+	return &remoteCache{opts: o, notes: notes, slots: make(chan struct{}, 2)}
+}
+
+// unreachable notes, once per apply, that the server did not answer.
+func (c *remoteCache) unreachable(a addr.Node, err error) {
+	c.mu.Lock()
+	first := !c.down
+	c.down = true
+	c.mu.Unlock()
+	if first {
+		c.notes(a, fmt.Sprintf("%v; building locally, and not asking it again in this apply", err))
+	}
+}
+
+func (c *remoteCache) usable() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.down
+}
+
+// lookup asks the cache for a result of key. A miss, an unusable record
+// and an unreachable server all return nil; only the last two are noted.
+func (c *remoteCache) lookup(ctx context.Context, n *config.Node, key string) *remotecache.Record {
+	if c == nil || !c.opts.Pull || !c.usable() || !Cacheable(n) {
+		return nil
+	}
+	rec, err := c.opts.Client.Lookup(ctx, key)
+	var ue *remotecache.UnreachableError
+	switch {
+	case err == nil:
+	case errors.Is(err, remotecache.ErrNotFound):
+		return nil
+	case errors.As(err, &ue):
+		c.unreachable(n.Addr, err)
+		return nil
+	default:
+		if ctx.Err() == nil {
+			c.notes(n.Addr, fmt.Sprintf("remote cache: %v; building locally", err))
+		}
+		return nil
+	}
+	if rec.Digest != rec.Tree {
+		// A result with in-place outputs or a kind's own digest holds more
+		// than its tree: kiln never pushes one, and never takes one.
+		c.notes(n.Addr, "remote cache: the record of "+key[:12]+" describes more than a folder; building locally")
+		return nil
+	}
+	return rec
+}
+
+// fetch downloads rec into the run folder dir; on error dir is to be
+// discarded.
+func (c *remoteCache) fetch(ctx context.Context, n *config.Node, rec *remotecache.Record, dir string, progress func(done int64)) error {
+	_, err := c.opts.Client.Fetch(ctx, rec, dir, progress)
+	var ue *remotecache.UnreachableError
+	if errors.As(err, &ue) {
+		c.unreachable(n.Addr, err)
+	}
+	return err
+}
+
+// push uploads a built result in the background, when the node's results
+// are shareable and the result is exactly its run folder. A failed push is
+// noted and never fails the apply.
+func (c *remoteCache) push(n *config.Node, rec *state.Record, dir string, stat *hash.StatCache) {
+	if c == nil || !c.opts.Push || !c.usable() || !Cacheable(n) || len(rec.Outputs) > 0 || rec.Attrs[plan.AttrDigestBy] == "kind" {
+		return
+	}
+	c.pushing.Add(1)
+	go func() {
+		defer c.pushing.Done()
+		c.slots <- struct{}{}
+		defer func() { <-c.slots }()
+		if !c.usable() {
+			return
+		}
+		entries, err := hash.Manifest(dir, stat)
+		if err != nil {
+			c.notes(n.Addr, fmt.Sprintf("remote cache: not pushed: %v", err))
+			return
+		}
+		tree := hash.EntriesDigest(entries).String()
+		if tree != rec.Digest {
+			c.notes(n.Addr, fmt.Sprintf("remote cache: not pushed: the result changed since it was recorded (%s, recorded %s)", tree[:12], rec.Digest[:12]))
+			return
+		}
+		r := &remotecache.Record{
+			Format: remotecache.Format, Key: rec.Key, Digest: rec.Digest, Tree: tree, Kind: rec.Kind, Addr: rec.Addr,
+			Host: rec.Host, Deterministic: n.Meta.Deterministic, Built: time.Now().UTC(), Attrs: rec.Attrs,
+			Files: remotecache.FilesOf(entries),
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Hour)
+		defer cancel()
+		if _, err := c.opts.Client.Push(ctx, dir, r); err != nil {
+			var ue *remotecache.UnreachableError
+			if errors.As(err, &ue) {
+				c.unreachable(n.Addr, err)
+				return
+			}
+			c.notes(n.Addr, fmt.Sprintf("remote cache: not pushed: %v", err))
+		}
+	}()
+}
+
+// wait waits for the pushes in flight.
+func (c *remoteCache) wait() {
+	if c != nil {
+		c.pushing.Wait()
+	}
+}
+
+// fetch pulls the node's result from the remote cache instead of building
+// it, when the node would run and the cache holds a result with its key: in
+// a fresh run folder, every file verified, then published like a build. ok
+// is false when the node is to be built (a miss, or a pull that failed:
+// its folder is removed, never linked).
+func (a *Applier) fetch(ctx context.Context, dec *plan.Decision) (NodeResult, bool) {
+	n := dec.Node
+	res := NodeResult{Addr: n.Addr, Action: plan.Fetch}
+	switch dec.Action {
+	case plan.Create, plan.Rebuild, plan.Repair:
+	default:
+		return res, false
+	}
+	d := a.Decider
+	if a.cache == nil || n.Meta.AlwaysRun || d.Replace[n.Addr] || dec.Key == "" {
+		return res, false
+	}
+	rec := a.cache.lookup(ctx, n, dec.Key)
+	if rec == nil {
+		return res, false
+	}
+	st := d.Store
+	unlock := st.LockKey(dec.Key)
+	defer unlock()
+	if d.Records.Stored(dec.Key) != nil {
+		return res, false // the build restores it
+	}
+	entry, dir, err := st.NewRun(dec.Key)
+	if err != nil {
+		return res, false
+	}
+	reasons := []plan.Reason{{Kind: "cache", Subject: a.cache.opts.Client.URL(), Detail: producedElsewhere(n, rec.Host)}}
+	a.Options.Hooks.Running(n.Addr, plan.Fetch, reasons)
+	var total int64
+	for _, f := range rec.Files {
+		total += f.Size
+	}
+	progress := func(int64) {}
+	if h, ok := a.Options.Hooks.(ByteCounter); ok {
+		progress = func(done int64) { h.Bytes(n.Addr.String(), done, total) }
+	}
+	start := time.Now()
+	err = a.cache.fetch(ctx, n, rec, dir, progress)
+	if err == nil {
+		remote := &job.Result{OK: true, Digest: rec.Digest, Attrs: rec.Attrs, Host: rec.Host}
+		err = a.publish(dec, entry, dir, &built{remote: remote, cached: true}, start, time.Since(start), "", nil)
+	}
+	res.Duration = time.Since(start)
+	if err != nil {
+		_ = st.RemoveRun(entry)
+		if ctx.Err() != nil {
+			res.Outcome, res.Err = Cancelled, err
+			return res, true
+		}
+		a.note(n.Addr, fmt.Sprintf("remote cache: %v; building locally", err))
+		return res, false
+	}
+	res.Outcome = Fetched
+	return res, true
+}
+
+// producedElsewhere is what a plan says of a pulled result that another
+// run of a non-deterministic node made.
+func producedElsewhere(n *config.Node, host string) string {
+	if n.Meta.Deterministic {
+		return ""
+	}
+	if host == "" {
+		host = "another host"
+	}
+	return "; deterministic = false: the result was produced elsewhere (" + host + "), not by a run here"
+}

@@ -1,0 +1,127 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/run/job"
+	"github.com/kilnbuild/kiln/engine/state"
+)
+
+// jobPassEnv are the variables of a batch job's own environment that reach
+// the node's processes: what Slurm tells the job about itself (SLURM_*,
+// by prefix) and the devices it was given, which Slurm sets from --gres on
+// clusters whose gres.conf names device files.
+var jobPassEnv = []string{"SLURM_*", "CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}
+
+// RunJob runs the node a job spec describes with its kind, exactly as the
+// local executor would (same configuration, environment and $KILN_OUT),
+// then hashes the result where it lies. It is what `kiln job run` does on
+// a compute node; the node's output goes to log.
+func RunJob(ctx context.Context, spec *job.Spec, kinds map[string]kind.Kind, log io.Writer) *job.Result {
+	res := &job.Result{Key: spec.Key, ExitCode: -1, Started: time.Now().UTC()}
+	res.Host, _ = os.Hostname()
+	fail := func(err error) *job.Result {
+		res.Error = err.Error()
+		var ee interface{ ExitCode() int }
+		if errors.As(err, &ee) {
+			res.ExitCode = ee.ExitCode()
+		}
+		res.Ended = time.Now().UTC()
+		return res
+	}
+	k, ok := kinds[spec.Kind]
+	if !ok {
+		return fail(fmt.Errorf("this kiln has no %s kind: run the same kiln on the compute nodes", spec.Kind))
+	}
+	if k.Version() != spec.KindVersion {
+		return fail(fmt.Errorf("kind %s is version %s here and %s where the job was submitted: run the same kiln on the compute nodes", spec.Kind, k.Version(), spec.KindVersion))
+	}
+	a, err := addr.Parse(spec.Addr)
+	if err != nil {
+		return fail(err)
+	}
+	cfg, err := spec.Value()
+	if err != nil {
+		return fail(err)
+	}
+	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
+		return fail(fmt.Errorf("the run folder %s is not visible on %s: the pipeline's state folder must be on a filesystem the compute nodes share with the submitting host", spec.Dir, res.Host))
+	}
+	b := &kind.Build{
+		Node:     kind.Node{Addr: a, Config: cfg, Root: spec.Root, Out: spec.Out, State: spec.State},
+		Dir:      spec.Dir,
+		Resumed:  spec.Resumed,
+		Env:      plan.MergeEnv(append([]string(nil), spec.Env...), passed(os.Environ(), spec.PassEnv)...),
+		Log:      log,
+		Previous: spec.Previous,
+	}
+	r, err := k.Build(ctx, b)
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && !strings.Contains(err.Error(), cause.Error()) {
+			err = fmt.Errorf("%v: %w", cause, err)
+		}
+		return fail(err)
+	}
+	digest, outs, attrs, err := hashResult(spec.Root, spec.State, spec.Dir, r, nil, nil)
+	if err != nil {
+		return fail(err)
+	}
+	res.OK, res.ExitCode = true, 0
+	res.Digest, res.Outputs, res.Attrs = digest, outs, attrs
+	res.Ended = time.Now().UTC()
+	return res
+}
+
+// hashResult computes what a successful build made: the digest (the
+// kind's own, or the Merkle digest of the run folder and in-place
+// outputs), the outputs to record and the attributes, exports included.
+func hashResult(root, stateDir, dir string, r *kind.Result, c *hash.StatCache, read *atomic.Int64) (string, []state.Output, map[string]string, error) {
+	if r == nil {
+		r = &kind.Result{}
+	}
+	outs, err := InPlaceOutputs(root, stateDir, r.Outputs, true)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	attrs := maps.Clone(r.Attrs)
+	if attrs == nil {
+		attrs = map[string]string{}
+	}
+	plan.EncodeExports(attrs, r.Exports)
+	if r.Digest != "" {
+		attrs[plan.AttrDigestBy] = "kind"
+		return r.Digest, nil, attrs, nil
+	}
+	digest, recs, err := plan.DirDigest(dir, root, outs, c, read)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("hashing the result: %w", err)
+	}
+	return digest, recs, attrs, nil
+}
+
+// passed picks from env the variables names lists ("PREFIX*" for a prefix).
+func passed(env, names []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		for _, n := range names {
+			if p, ok := strings.CutSuffix(n, "*"); ok && strings.HasPrefix(k, p) || n == k {
+				out = append(out, kv)
+				break
+			}
+		}
+	}
+	return out
+}

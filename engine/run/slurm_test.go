@@ -1,0 +1,80 @@
+package run
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/run/job"
+	"github.com/kilnbuild/kiln/engine/slurm"
+)
+
+// A job's final state and what it wrote map to the node's outcome.
+func TestSettleMapsFinalStates(t *testing.T) {
+	ok := &job.Result{Key: "k", OK: true, Digest: "d", ExitCode: 0}
+	failed := &job.Result{Key: "k", ExitCode: 3, Error: "exit status 3"}
+	cases := []struct {
+		name        string
+		state       slurm.State
+		result      *job.Result
+		submissions int
+		wantAgain   bool
+		wantErr     string // "" for success
+	}{
+		{"completed", slurm.Completed, ok, 1, false, ""},
+		{"completed, found only in the job's own result", slurm.Unknown, ok, 1, false, ""},
+		{"failed with the command's code", slurm.Failed, failed, 1, false, "Slurm job 7 FAILED with exit code 3: exit status 3"},
+		{"failed before kiln job run wrote anything", slurm.Failed, nil, 1, false, "before kiln job run wrote a result"},
+		{"gone without a trace", slurm.Unknown, nil, 1, false, "left the queue without writing its result"},
+		{"time limit", slurm.Timeout, nil, 1, false, "TIMEOUT: the job hit its time limit (--time, from timeout = 1h0m0s)"},
+		{"memory", slurm.OutOfMemory, nil, 1, false, "OUT_OF_MEMORY: the job ran out of memory"},
+		{"node failure, requeued", slurm.NodeFail, nil, 1, true, ""},
+		{"preempted, requeued", slurm.Preempted, nil, 1, true, ""},
+		{"node failure after the requeue", slurm.NodeFail, nil, 2, false, "NODE_FAIL after 2 submissions (requeue = 1)"},
+		{"cancelled outside kiln", slurm.Cancelled, nil, 1, false, "cancelled outside kiln"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.result != nil {
+				if err := job.WriteResult(filepath.Join(dir, "result.json"), tc.result); err != nil {
+					t.Fatal(err)
+				}
+			}
+			n := &config.Node{Addr: addr.Node{Kind: "exec", Name: "train"}, Meta: config.Meta{Timeout: time.Hour}}
+			r := &slurmRun{exec: &config.Executor{Requeue: 1}, node: n, key: "k"}
+			x := &slurmExec{}
+			res, again, err := x.settle(r, slurm.Job{ID: "7", Dir: dir, Submissions: tc.submissions}, slurm.Status{ID: "7", State: tc.state})
+			if again != tc.wantAgain {
+				t.Errorf("again = %v, want %v", again, tc.wantAgain)
+			}
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("error %v, want none", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("error %v, want one saying %q", err, tc.wantErr)
+			case tc.wantErr == "" && !tc.wantAgain && (res == nil || res.Digest != "d"):
+				t.Errorf("result %+v, want the job's", res)
+			}
+		})
+	}
+}
+
+func TestSlurmRequest(t *testing.T) {
+	n := &config.Node{Addr: addr.Node{Kind: "exec", Name: "sft_train"}, Meta: config.Meta{
+		Timeout:   90 * time.Minute,
+		Resources: map[string]int64{"npu": 8, "cpu": 4, "mem_mb": 2048},
+		Slurm:     &config.SlurmJob{Nodes: 2, NTasksPerNode: 1, Mem: "64G", Flags: []string{"--exclusive"}},
+	}}
+	e := &config.Executor{Partition: "a2", Account: "llm", GRES: "gpu", Flags: []string{"--constraint=a2"}}
+	req := slurmRequest(&slurmRun{exec: e, node: n, build: &kind.Build{Node: kind.Node{Root: "/shared/p"}}}, "/shared/jobs/x")
+	got := strings.Join(req.Args(), " ")
+	want := "--parsable --no-requeue --export=NONE --job-name=exec.sft_train --output=/shared/jobs/x/job.out --chdir=/shared/p --partition=a2 --account=llm --nodes=2 --ntasks-per-node=1 --cpus-per-task=4 --mem=64G --gres=gpu:8 --time=90 --constraint=a2 --exclusive"
+	if got != want {
+		t.Errorf("sbatch arguments\n got %s\nwant %s", got, want)
+	}
+}
