@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/kilnbuild/kiln/engine/hash"
 	ctyyaml "github.com/zclconf/go-cty-yaml"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -122,8 +123,7 @@ func fileFunctions(root string, record func(what, path, seen string)) map[string
 			record(ReadContent, resolve(p), ReadFailed)
 			return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
 		}
-		s := sha256.Sum256(b)
-		record(ReadContent, resolve(p), hex.EncodeToString(s[:]))
+		record(ReadContent, resolve(p), hash.ContentBytes(b).String())
 		return b, nil
 	}
 	fs["file"] = function.New(&function.Spec{
@@ -246,7 +246,7 @@ func convertTo(v cty.Value, t cty.Type) (cty.Value, error) { return convert.Conv
 
 // What a file read saw, as FileRead.What says.
 const (
-	ReadContent = "content" // file, templatefile, filesha256: Seen is the SHA-256 of the bytes
+	ReadContent = "content" // file, templatefile, filesha256: Seen is the content digest (hash.File's)
 	ReadExists  = "exists"  // fileexists: Seen is "true" or "false"
 	// fileset and glob_wildcards: Path is the folder, Pattern the pattern,
 	// Seen the digest of the sorted absolute paths they found.

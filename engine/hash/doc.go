@@ -17,6 +17,21 @@
 //	f <rel> <x|-> <size> <sha256>    a regular file
 //	l <rel> <target>                 a symlink, never followed
 //
+// The <sha256> of a file is the SHA-256 of its content when it holds at most
+// ChunkSize (16 MiB) bytes. A larger file is read in chunks of ChunkSize
+// bytes (the last one shorter), hashed in parallel, and its digest is the
+// SHA-256 of the text
+//
+//	chunks <size> <ChunkSize>
+//	<sha256 of chunk 1>
+//	...
+//
+// one line per chunk, each ending in a newline (File, Content and Tree agree
+// on it). Key format kiln-key-3 and stat cache version 2 introduced chunked
+// digests: keys and cached digests of earlier versions are never compared
+// with them. Chunks are read with a hint to the kernel to read the next one
+// ahead, so reading overlaps hashing.
+//
 // A root that is a single file or symlink is one line with rel ".". Paths
 // and targets follow the same quoting rule as key values, and in symlink
 // lines a path containing a space is quoted too, so that "l a b c" cannot mean
@@ -41,5 +56,8 @@
 // Locking: a StatCache is safe for concurrent use; one RWMutex guards its
 // map. Tree hashes files with a pool of goroutines that share the cache and
 // write results into distinct slots of the entry list; listing and assembly
-// happen on the calling goroutine. A Key is not safe for concurrent use.
+// happen on the calling goroutine. The chunks of large files are hashed by
+// a second pool after the first, each chunk's digest written into its own
+// slot; a file's chunks are combined once all are done. A Key is not safe
+// for concurrent use.
 package hash

@@ -27,9 +27,11 @@ var fileHashers = sync.Pool{New: func() any {
 	return &fileHasher{sha: sha256.New(), buf: make([]byte, 256<<10)}
 }}
 
-// File returns the content digest of one regular file, from the cache when
-// its (device, inode, size, mtime ns, ctime ns) signature is unchanged. A
-// symlink to a regular file is followed. A nil cache hashes always.
+// File returns the content digest of one regular file (its SHA-256, or for
+// a file of more than ChunkSize bytes its chunked digest, see the package
+// doc), from the cache when its (device, inode, size, mtime ns, ctime ns)
+// signature is unchanged. A symlink to a regular file is followed. A nil
+// cache hashes always.
 func File(path string, c *StatCache) (Digest, error) {
 	return FileWith(path, c, nil)
 }
@@ -64,6 +66,13 @@ func fileDigest(path, abs string, info fs.FileInfo, c *StatCache, follow bool, r
 			return d, sig.size, nil
 		}
 	}
+	if info.Size() > ChunkSize {
+		ds, sizes, err := hashBig([]*bigFile{{path: path, abs: abs, follow: follow}}, c, 0, read)
+		if err != nil {
+			return Digest{}, 0, err
+		}
+		return ds[0], sizes[0], nil
+	}
 	for range readAttempts {
 		start := time.Now()
 		d, n, before, after, err := readDigest(path, follow)
@@ -84,8 +93,9 @@ func fileDigest(path, abs string, info fs.FileInfo, c *StatCache, follow bool, r
 	return Digest{}, 0, fmt.Errorf("hash %s: the file changed each of the %d times it was read; stop whatever is writing to it and retry", path, readAttempts)
 }
 
-// readDigest streams the file at path into SHA-256 and returns the digest,
-// the bytes read and the file's stat results before and after reading.
+// readDigest streams the file at path through Content and returns the
+// digest, the bytes read and the file's stat results before and after
+// reading. The digest is valid only when the bytes read are the size before.
 func readDigest(path string, follow bool) (d Digest, n int64, before, after fs.FileInfo, err error) {
 	flags := os.O_RDONLY | syscall.O_NONBLOCK // a fifo swapped in must not block the open
 	if !follow {
@@ -104,12 +114,12 @@ func readDigest(path string, follow bool) (d Digest, n int64, before, after fs.F
 	}
 	h := fileHashers.Get().(*fileHasher)
 	defer fileHashers.Put(h)
-	h.sha.Reset()
+	content := newContent(h.sha, before.Size())
 	// Hide os.File's WriteTo so that CopyBuffer uses the pooled buffer.
-	if n, err = io.CopyBuffer(h.sha, struct{ io.Reader }{f}, h.buf); err != nil {
+	if n, err = io.CopyBuffer(content, struct{ io.Reader }{f}, h.buf); err != nil {
 		return d, 0, nil, nil, fmt.Errorf("hash file: %w", err)
 	}
-	h.sha.Sum(d[:0])
+	d, _ = content.Sum() // checked by the caller: n must be the size
 	if after, err = f.Stat(); err != nil {
 		return d, 0, nil, nil, fmt.Errorf("hash file: %w", err)
 	}

@@ -3,7 +3,8 @@ package hash
 import "fmt"
 
 // FormatVersion salts every key; bump it when key lines change meaning.
-const FormatVersion = "kiln-key-2"
+// kiln-key-3: digests of files above ChunkSize are chunked.
+const FormatVersion = "kiln-key-3"
 
 // Key accumulates the labelled lines of a node's key, in the order they are
 // added. The zero Key is ready to use and equals NewKey().

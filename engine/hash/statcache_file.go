@@ -20,7 +20,7 @@ import (
 // The checksum detects truncation and corruption; such a file loads empty.
 const (
 	statCacheMagic   = "kilnstat"
-	statCacheVersion = 1
+	statCacheVersion = 2 // 2: digests of files above ChunkSize are chunked
 	headerSize       = len(statCacheMagic) + 4 + 4 + 8
 	maxPathLen       = 4096 // PATH_MAX: no absolute path is longer
 	trailerSize      = 4

@@ -140,7 +140,10 @@ func absPath(root, rel string) string {
 }
 
 // hashFiles fills in the mode, size and digest of every file entry with a
-// pool of workers, each taking the next unhashed file. On failure it
+// pool of workers, each taking the next unhashed file. Files of more than
+// ChunkSize bytes that the cache does not vouch for are set aside and then
+// hashed chunk by chunk, all their chunks shared out to the same number of
+// workers, so that a few large files keep every worker busy. On failure it
 // returns the error of the first failing file in path order.
 func hashFiles(root string, entries []Entry, c *StatCache, workers int, read *atomic.Int64) error {
 	var files []int
@@ -152,20 +155,27 @@ func hashFiles(root string, entries []Entry, c *StatCache, workers int, read *at
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, len(files))
 	errs := make([]error, len(files))
 	var next atomic.Int64
 	var failed atomic.Bool
+	var mu sync.Mutex
+	var big []int // indexes into files
 	var wg sync.WaitGroup
-	for range workers {
+	for range min(workers, len(files)) {
 		wg.Go(func() {
 			for !failed.Load() {
 				i := int(next.Add(1) - 1)
 				if i >= len(files) {
 					return
 				}
-				if errs[i] = hashEntry(root, &entries[files[i]], c, read); errs[i] != nil {
+				isBig, err := hashEntry(root, &entries[files[i]], c, read)
+				if errs[i] = err; err != nil {
 					failed.Store(true)
+				}
+				if isBig {
+					mu.Lock()
+					big = append(big, i)
+					mu.Unlock()
 				}
 			}
 		})
@@ -176,25 +186,53 @@ func hashFiles(root string, entries []Entry, c *StatCache, workers int, read *at
 			return err
 		}
 	}
-	return nil
-}
-
-// hashEntry fills in one file entry.
-func hashEntry(root string, e *Entry, c *StatCache, read *atomic.Int64) error {
-	abs := absPath(root, e.Path)
-	info, err := os.Lstat(abs)
-	if err != nil {
-		return fmt.Errorf("hash tree: %w", err)
+	if len(big) == 0 {
+		return nil
 	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("hash %s: it stopped being a regular file while the tree was hashed; retry once whatever changes it has finished", abs)
+	slices.Sort(big)
+	bf := make([]*bigFile, len(big))
+	for k, i := range big {
+		abs := absPath(root, entries[files[i]].Path)
+		bf[k] = &bigFile{path: abs, abs: abs}
 	}
-	d, size, err := fileDigest(abs, abs, info, c, false, read)
+	digests, sizes, err := hashBig(bf, c, workers, read)
 	if err != nil {
 		return err
 	}
+	for k, i := range big {
+		e := &entries[files[i]]
+		e.Size, e.Digest = sizes[k], digests[k]
+	}
+	return nil
+}
+
+// hashEntry fills in one file entry; a file of more than ChunkSize bytes
+// that the cache does not vouch for gets only its mode, and big is true:
+// the caller hashes it.
+func hashEntry(root string, e *Entry, c *StatCache, read *atomic.Int64) (big bool, err error) {
+	abs := absPath(root, e.Path)
+	info, err := os.Lstat(abs)
+	if err != nil {
+		return false, fmt.Errorf("hash tree: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return false, fmt.Errorf("hash %s: it stopped being a regular file while the tree was hashed; retry once whatever changes it has finished", abs)
+	}
 	e.Exec = info.Mode()&0o111 != 0
+	if info.Size() > ChunkSize {
+		if sig, ok := signatureOf(info); ok && c != nil {
+			if d, ok := c.lookup(abs, sig); ok {
+				e.Size, e.Digest = sig.size, d
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	d, size, err := fileDigest(abs, abs, info, c, false, read)
+	if err != nil {
+		return false, err
+	}
 	e.Size = size
 	e.Digest = d
-	return nil
+	return false, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -28,7 +29,7 @@ func TestUpstreamEntersKeyByDigest(t *testing.T) {
 	}
 	base, baseKey := lines([2]string{"a", "b"}, [2]string{d1, d2})
 	want := []string{
-		"format kiln-key-2",
+		"format " + hash.FormatVersion,
 		"kind exec 1",
 		`attr command "cat ${upstream:1}/b ${upstream:2}/a $KILN_STATE/out/exec.a-x/c"`,
 		"dep 1 " + d2 + " # exec.b",

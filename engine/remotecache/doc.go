@@ -1,6 +1,8 @@
 // Package remotecache shares node results between hosts through an HTTP
 // cache in Bazel's layout: GET/PUT/HEAD of /ac/KEY for a small result
-// record and /cas/SHA256 for the content of each file. Any server of that
+// record and /cas/SHA256 for the content of each file (of each 16 MiB chunk
+// of a file larger than hash.ChunkSize, whose digest is chunked; so every
+// blob's address is the SHA-256 of its bytes). Any server of that
 // layout works: nginx with WebDAV PUT, bazel-remote (started with
 // --disable_http_ac_validation, since its action-cache entries are kiln's
 // JSON records, not REAPI ActionResult messages), or a plain object store

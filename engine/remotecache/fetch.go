@@ -101,7 +101,7 @@ func (c *Client) Fetch(ctx context.Context, rec *Record, dir string, progress fu
 					continue
 				}
 				if e.Size > 0 {
-					blobs.Add(1)
+					blobs.Add(int64(len(f.blobs())))
 				}
 			}
 		})
@@ -136,7 +136,7 @@ func (c *Client) Fetch(ctx context.Context, rec *Record, dir string, progress fu
 	return t, nil
 }
 
-// fetchFile creates the file at p and downloads its blob into it.
+// fetchFile creates the file at p and downloads its blobs into it.
 func (c *Client) fetchFile(ctx context.Context, f File, p string, buf []byte, progress func(int64)) (int64, error) {
 	mode := os.FileMode(0o644)
 	if f.Exec {
@@ -146,24 +146,29 @@ func (c *Client) fetchFile(ctx context.Context, f File, p string, buf []byte, pr
 	if err != nil {
 		return 0, err
 	}
-	n, err := c.download(ctx, f, out, buf, progress)
-	if cerr := out.Close(); err == nil && cerr != nil {
-		err = cerr
+	var n int64
+	for _, b := range f.blobs() {
+		got, err := c.download(ctx, b, out, buf, progress)
+		n += got
+		if err != nil {
+			out.Close()
+			return n, err
+		}
 	}
-	if err == nil {
-		err = os.Chmod(p, mode) // exactly, whatever the umask
+	if err := out.Close(); err != nil {
+		return n, err
 	}
-	return n, err
+	return n, os.Chmod(p, mode) // exactly, whatever the umask
 }
 
-// download streams the blob of f into out, resuming after a dropped
-// connection, and checks its size and SHA-256.
-func (c *Client) download(ctx context.Context, f File, out *os.File, buf []byte, progress func(int64)) (int64, error) {
+// download streams blob f into out at its offset (where out stands),
+// resuming after a dropped connection, and checks its size and SHA-256.
+func (c *Client) download(ctx context.Context, f blob, out *os.File, buf []byte, progress func(int64)) (int64, error) {
 	h := sha256.New()
-	if f.Size == 0 {
+	if f.size == 0 {
 		return 0, c.checkSum(f, h, 0)
 	}
-	u := c.casURL(f.SHA256)
+	u := c.casURL(f.sha256)
 	var got int64
 	var lastErr error
 	for attempt := 0; attempt <= c.Retries; attempt++ {
@@ -188,7 +193,7 @@ func (c *Client) download(ctx context.Context, f File, out *os.File, buf []byte,
 		switch {
 		case resp.StatusCode == http.StatusOK && got > 0:
 			// The server ignored the range: start the file over.
-			if err := restart(out, h); err != nil {
+			if err := restart(out, f.off, h); err != nil {
 				resp.Body.Close()
 				return got, err
 			}
@@ -197,7 +202,7 @@ func (c *Client) download(ctx context.Context, f File, out *os.File, buf []byte,
 		case resp.StatusCode == http.StatusPartialContent && got > 0:
 			if !strings.HasPrefix(resp.Header.Get("Content-Range"), "bytes "+strconv.FormatInt(got, 10)+"-") {
 				resp.Body.Close()
-				if err := restart(out, h); err != nil {
+				if err := restart(out, f.off, h); err != nil {
 					return got, err
 				}
 				progress(-got)
@@ -208,12 +213,12 @@ func (c *Client) download(ctx context.Context, f File, out *os.File, buf []byte,
 		case resp.StatusCode == http.StatusOK:
 		case resp.StatusCode == http.StatusNotFound:
 			resp.Body.Close()
-			return got, &CorruptError{Path: f.Path, Digest: f.SHA256, Reason: "missing (404), though the record names it"}
+			return got, &CorruptError{Path: f.path, Digest: f.sha256, Reason: "missing (404), though the record names it"}
 		case resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
 			lastErr = statusError("GET", u, resp)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusRequestedRangeNotSatisfiable {
-				if err := restart(out, h); err != nil {
+				if err := restart(out, f.off, h); err != nil {
 					return got, err
 				}
 				progress(-got)
@@ -226,39 +231,39 @@ func (c *Client) download(ctx context.Context, f File, out *os.File, buf []byte,
 			return got, err
 		}
 		// One byte more than wanted is read, to tell a blob that is too long.
-		n, err := io.CopyBuffer(io.MultiWriter(out, h, progressWriter(progress)), io.LimitReader(resp.Body, f.Size-got+1), buf)
+		n, err := io.CopyBuffer(io.MultiWriter(out, h, progressWriter(progress)), io.LimitReader(resp.Body, f.size-got+1), buf)
 		resp.Body.Close()
 		got += n
-		if got > f.Size {
-			return got, &CorruptError{Path: f.Path, Digest: f.SHA256, Reason: fmt.Sprintf("longer than the recorded %d bytes", f.Size)}
+		if got > f.size {
+			return got, &CorruptError{Path: f.path, Digest: f.sha256, Reason: fmt.Sprintf("longer than the recorded %d bytes", f.size)}
 		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return got, context.Cause(ctx)
 			}
-			lastErr = fmt.Errorf("GET %s: connection lost after %d of %d bytes: %w", u, got, f.Size, err)
+			lastErr = fmt.Errorf("GET %s: connection lost after %d of %d bytes: %w", u, got, f.size, err)
 			continue // resumed from got
 		}
-		if got < f.Size {
-			return got, &CorruptError{Path: f.Path, Digest: f.SHA256, Reason: fmt.Sprintf("truncated: %d of %d bytes", got, f.Size)}
+		if got < f.size {
+			return got, &CorruptError{Path: f.path, Digest: f.sha256, Reason: fmt.Sprintf("truncated: %d of %d bytes", got, f.size)}
 		}
 		return got, c.checkSum(f, h, got)
 	}
-	return got, fmt.Errorf("downloading %s: gave up after %d attempts: %w", f.Path, c.Retries+1, lastErr)
+	return got, fmt.Errorf("downloading %s: gave up after %d attempts: %w", f.path, c.Retries+1, lastErr)
 }
 
-func (c *Client) checkSum(f File, h interface{ Sum([]byte) []byte }, n int64) error {
-	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
-		return &CorruptError{Path: f.Path, Digest: f.SHA256, Reason: fmt.Sprintf("its %d bytes have SHA-256 %s", n, got[:12])}
+func (c *Client) checkSum(f blob, h interface{ Sum([]byte) []byte }, n int64) error {
+	if got := hex.EncodeToString(h.Sum(nil)); got != f.sha256 {
+		return &CorruptError{Path: f.path, Digest: f.sha256, Reason: fmt.Sprintf("its %d bytes have SHA-256 %s", n, got[:12])}
 	}
 	return nil
 }
 
-func restart(out *os.File, h interface{ Reset() }) error {
-	if err := out.Truncate(0); err != nil {
+func restart(out *os.File, off int64, h interface{ Reset() }) error {
+	if err := out.Truncate(off); err != nil {
 		return err
 	}
-	if _, err := out.Seek(0, io.SeekStart); err != nil {
+	if _, err := out.Seek(off, io.SeekStart); err != nil {
 		return err
 	}
 	h.Reset()

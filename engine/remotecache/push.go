@@ -29,51 +29,56 @@ func (c *Client) Push(ctx context.Context, dir string, rec *Record) (Transfer, e
 	if rec.Built.IsZero() {
 		rec.Built = time.Now().UTC()
 	}
+	if err := addChunks(dir, rec); err != nil {
+		return t, err
+	}
 	if err := rec.Check(rec.Key); err != nil {
 		return t, fmt.Errorf("the record to push is invalid: %w", err)
 	}
 	seen := map[string]bool{}
-	var jobs []File
+	var jobs []blob
 	for _, f := range rec.Files {
 		if f.Type != "f" {
 			continue
 		}
 		t.Files++
-		if f.Size == 0 || seen[f.SHA256] {
-			continue
+		for _, b := range f.blobs() {
+			if b.size == 0 || seen[b.sha256] {
+				continue
+			}
+			seen[b.sha256] = true
+			jobs = append(jobs, b)
 		}
-		seen[f.SHA256] = true
-		jobs = append(jobs, f)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var blobs, skipped, sent atomic.Int64
 	var errOnce sync.Once
 	var firstErr error
-	work := make(chan File)
+	work := make(chan blob)
 	var wg sync.WaitGroup
 	for range max(1, min(c.Parallel, len(jobs))) {
 		wg.Go(func() {
-			for f := range work {
-				up, err := c.pushBlob(ctx, dir, f)
+			for b := range work {
+				up, err := c.pushBlob(ctx, dir, b)
 				if err != nil {
 					errOnce.Do(func() { firstErr = err; cancel(err) })
 					continue
 				}
 				if up {
 					blobs.Add(1)
-					sent.Add(f.Size)
+					sent.Add(b.size)
 				} else {
 					skipped.Add(1)
 				}
 			}
 		})
 	}
-	for _, f := range jobs {
+	for _, b := range jobs {
 		if ctx.Err() != nil {
 			break
 		}
-		work <- f
+		work <- b
 	}
 	close(work)
 	wg.Wait()
@@ -91,19 +96,19 @@ func (c *Client) Push(ctx context.Context, dir string, rec *Record) (Transfer, e
 	return t, c.put(ctx, c.acURL(rec.Key), func() (io.Reader, error) { return bytes.NewReader(body), nil }, int64(len(body)))
 }
 
-// pushBlob uploads one file's blob unless the server has it; up is false
-// when it was skipped.
-func (c *Client) pushBlob(ctx context.Context, dir string, f File) (up bool, err error) {
-	u := c.casURL(f.SHA256)
+// pushBlob uploads one blob (a file or a chunk of one) unless the server
+// has it; up is false when it was skipped.
+func (c *Client) pushBlob(ctx context.Context, dir string, b blob) (up bool, err error) {
+	u := c.casURL(b.sha256)
 	resp, err := c.request(ctx, http.MethodHead, u, nil, 0, nil)
 	if err != nil {
 		return false, err
 	}
 	resp.Body.Close()
-	if resp.StatusCode == http.StatusOK && resp.ContentLength == f.Size {
+	if resp.StatusCode == http.StatusOK && resp.ContentLength == b.size {
 		return false, nil
 	}
-	p := filepath.Join(dir, filepath.FromSlash(f.Path))
+	p := filepath.Join(dir, filepath.FromSlash(b.path))
 	var h interface {
 		io.Writer
 		Sum([]byte) []byte
@@ -114,12 +119,12 @@ func (c *Client) pushBlob(ctx context.Context, dir string, f File) (up bool, err
 			return nil, err
 		}
 		h = sha256.New()
-		return &closingReader{r: io.TeeReader(io.LimitReader(file, f.Size), h), c: file}, nil
+		return &closingReader{r: io.TeeReader(io.NewSectionReader(file, b.off, b.size), h), c: file}, nil
 	}
-	if err := c.put(ctx, u, open, f.Size); err != nil {
+	if err := c.put(ctx, u, open, b.size); err != nil {
 		return false, err
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
+	if got := hex.EncodeToString(h.Sum(nil)); got != b.sha256 {
 		return false, fmt.Errorf("%s changed while it was uploaded (SHA-256 now %s): the record is not pushed", p, got[:12])
 	}
 	return true, nil

@@ -11,7 +11,9 @@ import (
 )
 
 // Format names the record schema; a record of another format is a miss.
-const Format = "kiln-cache-record/1"
+// Format 2: files larger than hash.ChunkSize have kiln's chunked digest and
+// are stored as one blob per chunk.
+const Format = "kiln-cache-record/2"
 
 // Record is the action-cache entry of one node result.
 type Record struct {
@@ -32,12 +34,17 @@ type Record struct {
 
 // File is one entry of a record's tree.
 type File struct {
-	Path   string `json:"path"`
-	Type   string `json:"type"` // "d", "f" or "l"
-	Exec   bool   `json:"exec,omitempty"`
-	Size   int64  `json:"size,omitempty"`
-	SHA256 string `json:"sha256,omitempty"`
-	Target string `json:"target,omitempty"`
+	Path string `json:"path"`
+	Type string `json:"type"` // "d", "f" or "l"
+	Exec bool   `json:"exec,omitempty"`
+	Size int64  `json:"size,omitempty"`
+	// SHA256 is the file's digest as kiln computes it (hash.File): the
+	// SHA-256 of its content, or for a file larger than hash.ChunkSize the
+	// chunked digest, whose chunks' SHA-256 sums Chunks lists. Each chunk,
+	// or the whole smaller file, is a blob under /cas/ by its SHA-256.
+	SHA256 string   `json:"sha256,omitempty"`
+	Chunks []string `json:"chunks,omitempty"`
+	Target string   `json:"target,omitempty"`
 }
 
 // FilesOf converts a manifest (hash.Manifest) into record files.
@@ -73,6 +80,9 @@ func (r *Record) Entries() ([]hash.Entry, error) {
 			}
 			if f.Size < 0 {
 				return nil, fmt.Errorf("file %s: negative size", f.Path)
+			}
+			if err := f.checkChunks(); err != nil {
+				return nil, err
 			}
 			e.Kind, e.Exec, e.Size, e.Digest = 'f', f.Exec, f.Size, d
 		default:
