@@ -31,7 +31,7 @@ var MetaArguments = &schema.Block{
 			Doc:     "Run after these nodes, and key on their digests, without using a value of theirs; exec.map[each.key] names one instance.",
 			Example: `[service.sandbox, exec.prepare]`},
 		{Name: "inputs", Type: cty.List(cty.String), Key: schema.KeyInputs,
-			Doc:     "Files, folders and globs (** for any depth) whose contents enter the key, relative to the pipeline folder. A missing file, or a glob matching nothing, is an error. An input that another node writes in place (its outputs), or a folder or glob that holds one, makes that node a dependency by itself, and is hashed only once it ran.",
+			Doc:     "Files, folders and globs (** for any depth) whose contents enter the key, relative to the pipeline folder. A missing file, or a glob matching nothing, is an error. An input that another node writes in place (its outputs), or a folder or glob that holds one, makes that node a dependency by itself, and is hashed only once it ran. An input inside an upstream's output folder is not hashed: that upstream's digest is in the key.",
 			Example: `["train.py", "configs/", "src/**/*.py"]`},
 		{Name: "resources", Type: cty.Map(cty.Number), Key: schema.KeyNo,
 			Doc:     "Amounts held while the node runs, against the pools (-resource npu=8, or what a host node reports; cpu defaults to the CPU count). A node asking for more than a pool holds cannot run here.",

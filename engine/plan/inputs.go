@@ -61,14 +61,15 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 			in.from = append(in.from, [2]string{f, dg})
 		}
 	}
-	patterns := dec.Config.Inputs
+	patterns := KeyedInputs(p.StateDir, dec.Config.Inputs)
 	if len(n.InputsFrom) > 0 && len(pending) > 0 {
 		// An input another node writes in place is hashed only once that
 		// node ran: until then its digest stands for it.
 		// As for a waiting upstream, the input is assumed to be as the
 		// node was last built with, and its lines are marked waiting.
+		all := patterns
 		patterns = nil
-		for _, pat := range dec.Config.Inputs {
+		for _, pat := range all {
 			by, ok := n.InputsFrom[pat]
 			if !ok || !slices.Contains(pending, by) {
 				patterns = append(patterns, pat)
@@ -302,4 +303,17 @@ func absUnder(root, p string) string {
 func within(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// KeyedInputs are the input patterns whose files enter a key: all but those
+// inside the state folder — an upstream's output, whose digest is in the key
+// already and which exists only once that upstream ran (and is linked).
+func KeyedInputs(stateDir string, patterns []string) []string {
+	var out []string
+	for _, pat := range patterns {
+		if !within(stateDir, pat) {
+			out = append(out, pat)
+		}
+	}
+	return out
 }

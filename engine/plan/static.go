@@ -30,7 +30,7 @@ func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *h
 	k := n.Block.Kind
 	in := keyInputs{kind: k.Name(), version: k.Version(), config: ev.Config, env: ev.EnvRead,
 		paths: pathNormaliser{state: p.StateDir, root: p.Root}, unknownOK: true}
-	files, err := ResolveInputs(p.Root, ev.Inputs)
+	files, err := ResolveInputs(p.Root, KeyedInputs(p.StateDir, ev.Inputs))
 	if err != nil {
 		return nil, hcl.Diagnostics{nodeError(n, "Cannot resolve inputs of "+n.Addr.String(), err.Error())}
 	}

@@ -73,7 +73,7 @@ func (w *inputWatch) check() error {
 			}
 		}
 	}
-	if pats := w.dec.Config.Inputs; len(pats) > 0 && len(w.dec.Node.InputsFrom) == 0 {
+	if pats := plan.KeyedInputs(w.dec.KindNode.State, w.dec.Config.Inputs); len(pats) > 0 && len(w.dec.Node.InputsFrom) == 0 {
 		files, err := plan.ResolveInputs(w.root, pats)
 		if err != nil {
 			return fmt.Errorf("the inputs of %s moved while it ran: %w", a, err)
