@@ -24,7 +24,7 @@ func TestReadmeAgreesWithHelp(t *testing.T) {
 		t.Fatal("README has no Commands section")
 	}
 	section := readme[start : start+1+end]
-	row := regexp.MustCompile("(?m)^\\| (.*?) \\| (.*) \\|$")
+	row := regexp.MustCompile(`(?m)^\| (.*?) \| (.*) \|$`)
 	cmdRE := regexp.MustCompile("`kiln ([a-z]+)([^`]*)`")
 	flagRE := regexp.MustCompile("(?:^|[\\s(`])(-[a-z][a-z-]*)")
 	documented := map[string]bool{}

@@ -294,7 +294,7 @@ type Detacher interface {
 var ErrJobLeftRunning = errors.New("left running")
 
 // errJobFailed marks failures that the job itself reported.
-var errJobFailed = errors.New("Slurm job failed")
+var errJobFailed = errors.New("the Slurm job failed")
 
 // settle turns a final job state into the node's outcome; again is true
 // when the job is to be submitted once more (NODE_FAIL, PREEMPTED).
