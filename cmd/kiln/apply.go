@@ -110,10 +110,15 @@ func runApply(c *cli, args []string) int {
 			return 1
 		}
 	}
-	progress := &render.Progress{W: c.stdout, TTY: c.isTTY, Colors: c.colours(a.noColor), Meters: meters(w), Quiet: a.quiet}
+	progress := c.progress(w, a)
 	opts.Hooks = progress
 	if f, ok := w.Pipeline.Kinds["fetch"].(*fetch.Fetch); ok {
-		f.Progress = progress.Bytes
+		f.Progress = progress.Downloaded
+	}
+	if progress.TTY {
+		ch, stopResizes := resizes()
+		defer stopResizes()
+		progress.Resized = ch
 	}
 	ctx, stop := c.interruptible()
 	defer stop()
@@ -170,6 +175,26 @@ func parseResources(list []string) (map[string]int64, error) {
 		m[name] = n
 	}
 	return m, nil
+}
+
+// progress is the apply's view: a live status on a terminal, plain lines
+// with a heartbeat elsewhere (KILN_HEARTBEAT sets its interval, 30s by
+// default).
+func (c *cli) progress(w *engine.Workspace, a *applyArgs) *render.Progress {
+	p := &render.Progress{W: c.stdout, TTY: c.liveStatus(), Colors: c.colours(a.noColor), Meters: meters(w), Quiet: a.quiet,
+		Width: terminalWidth, Previous: map[addr.Node]time.Duration{}}
+	if d, err := time.ParseDuration(c.getenv("KILN_HEARTBEAT")); err == nil && d > 0 {
+		p.Heartbeat = d
+	}
+	for i, n := range w.DAG.Nodes {
+		if w.Scope == nil || w.Scope[i] {
+			p.Total++
+		}
+		if r := w.State.Records[n.Addr.String()]; r.Good() && r.Duration > 0 {
+			p.Previous[n.Addr] = r.Duration
+		}
+	}
+	return p
 }
 
 // meters are the step counters nodes declare with progress and total.

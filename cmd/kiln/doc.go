@@ -4,7 +4,8 @@
 //
 // Environment: NO_COLOR turns colour off (so does TERM=dumb); KILN_VAR_name
 // sets a variable; KILN_CEILING_DIRECTORIES stops the upward search for a
-// pipeline below the folders it lists; KILN_DEBUG_KEY=1 prints every key
+// pipeline below the folders it lists; KILN_HEARTBEAT=DURATION sets how
+// often apply reports a silent node without a terminal (30s); KILN_DEBUG_KEY=1 prints every key
 // computed with its lines; KILN_NO_QUICK=1 makes plan and apply skip the
 // no-change certificate; KILN_CPUPROFILE=FILE writes a CPU profile of the
 // command; KILN_MAX_INSTANCES=N bounds the instances of a for_each or count

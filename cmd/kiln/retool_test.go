@@ -165,6 +165,17 @@ func TestRetoolPipelinePlansWithoutNPUs(t *testing.T) {
 		t.Errorf("a fresh plan should create or start every node, got summary %v", m.Summary)
 	}
 
+	// The text plan says each cause once, with the nodes it blocks under it.
+	text, _, _ := kilnRun(t, append([]string{"plan"}, append(noNPU, pipeline)...)...)
+	for _, once := range []string{"nnal/atb/set_env.sh not found", "needs 8 NPUs"} {
+		if n := strings.Count(text, once); n != 1 {
+			t.Errorf("the plan says %q %d times, want once:\n%s", once, n, text)
+		}
+	}
+	if !strings.Contains(text, "8 nodes cannot run on this machine, for 2 reasons:") || !strings.Contains(text, "blocks 5 nodes: exec.sft_merge, exec.sft_preprocess, exec.vllm_ascend_wheel, python_env.retool, toolchain.cann") {
+		t.Errorf("the plan does not group the nodes by cause:\n%s", text)
+	}
+
 	got := graphLines(m)
 	golden := filepath.Join("testdata", "retool", "plan-graph.golden")
 	if retoolUpdate() {

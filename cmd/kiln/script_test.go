@@ -19,7 +19,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"kiln": func() {
-			c := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: false}
+			c := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stdout)}
 			os.Exit(c.main(os.Args[1:]))
 		},
 	})

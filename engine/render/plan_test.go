@@ -59,7 +59,7 @@ func TestModelPlan(t *testing.T) {
 	if diff := cmp.Diff([]string{"exec.eval"}, resumed); diff != "" {
 		t.Errorf("resumed (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]BlockedJSON{{Address: "exec.report", Reason: "host.npu is unavailable"}}, m.Blocked); diff != "" {
+	if diff := cmp.Diff([]BlockedJSON{{Address: "exec.report", Reason: "host.npu is unavailable", Cause: "exec.report"}}, m.Blocked); diff != "" {
 		t.Errorf("blocked (-want +got):\n%s", diff)
 	}
 	prep := m.Changes[1]
@@ -86,14 +86,18 @@ func TestPlanText(t *testing.T) {
     attribute command changed: "a | b" → "a"
 ! exec.report (repair)
     outputs changed outside kiln: digest 111111111111 → 222222222222
-    cannot run here: host.npu is unavailable
+    cannot run here (see below)
 - exec.gone (forget)
     no longer in the configuration; its results stay in the store until kiln gc
 
 1 node cannot run on this machine:
-  exec.report: host.npu is unavailable
+
+  exec.report:
+      host.npu is unavailable
+    blocks 1 node: exec.report
 
 Plan: 1 to create, 1 to rebuild, 1 maybe, 1 to restore, 1 to repair, 1 to forget, 1 up to date.
+Symbols: + create  ~ rebuild  ? maybe  < restore  ! repair  - forget
 `
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("plan text (-want +got):\n%s", diff)
@@ -165,15 +169,5 @@ func TestPlanMarkdownNoChanges(t *testing.T) {
 	want := "### kiln plan\n\nPlan: 1 up to date.\n\nNothing to do: every node is up to date.\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("markdown (-want +got):\n%s", diff)
-	}
-}
-
-func TestByteStatus(t *testing.T) {
-	got := byteStatus(3<<20, 12<<20, 2*time.Second)
-	if got != "3.0 MiB of 12.0 MiB (25%), 1.5 MiB/s" {
-		t.Errorf("byteStatus = %q", got)
-	}
-	if got := byteStatus(512, -1, 0); got != "512 B" {
-		t.Errorf("byteStatus without a size = %q", got)
 	}
 }

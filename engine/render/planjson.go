@@ -3,6 +3,7 @@ package render
 import (
 	"sort"
 
+	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/plan"
 )
 
@@ -66,6 +67,9 @@ type ReasonJSON struct {
 type BlockedJSON struct {
 	Address string `json:"address"`
 	Reason  string `json:"reason"`
+	// Cause is the node whose own check blocks this one: itself, or the
+	// host, toolchain or upstream node it needs, followed to the root.
+	Cause string `json:"cause"`
 }
 
 // ModelPlan builds the JSON model of a plan. Up-to-date nodes are listed
@@ -76,6 +80,7 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 	for _, a := range []plan.Action{plan.Create, plan.Rebuild, plan.Maybe, plan.Restore, plan.Repair, plan.Start, plan.Fetch, plan.Forget, plan.NoOp} {
 		m.Summary[a.Word()] = 0
 	}
+	causes := map[addr.Node]addr.Node{}
 	for _, d := range pl.Changes {
 		c := ChangeJSON{
 			Address: d.Node.Addr.String(), Kind: d.Kind.Name(), Action: d.Action.Word(), Symbol: string(d.Action),
@@ -103,8 +108,12 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 		}
 		m.Summary[d.Action.Word()]++
 		m.Changes = append(m.Changes, c)
-		if d.Blocked != "" && d.Action != plan.NoOp {
-			m.Blocked = append(m.Blocked, BlockedJSON{Address: c.Address, Reason: d.Blocked})
+		if d.Blocked != "" {
+			cause := blockedCause(d, causes)
+			causes[d.Node.Addr] = cause
+			if d.Action != plan.NoOp {
+				m.Blocked = append(m.Blocked, BlockedJSON{Address: c.Address, Reason: d.Blocked, Cause: cause.String()})
+			}
 		}
 	}
 	m.Forget = append(m.Forget, pl.Forget...)
@@ -112,6 +121,27 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 	m.Summary[plan.Forget.Word()] = len(pl.Forget)
 	sort.Slice(m.Blocked, func(i, j int) bool { return m.Blocked[i].Address < m.Blocked[j].Address })
 	return m
+}
+
+// blockedCause finds the root of a blocked node, as the decider blocked it:
+// its own check (a probe, its program, the resource pools) unless the host,
+// toolchain or an upstream node it needs is blocked, in that order.
+func blockedCause(d *plan.Decision, causes map[addr.Node]addr.Node) addr.Node {
+	if d.Probe != nil && d.Probe.Blocked != "" {
+		return d.Node.Addr
+	}
+	var needs []addr.Node
+	for _, a := range []*addr.Node{d.Node.Meta.Host, d.Node.Meta.Toolchain} {
+		if a != nil {
+			needs = append(needs, *a)
+		}
+	}
+	for _, a := range append(needs, d.Node.Deps...) {
+		if root, ok := causes[a]; ok {
+			return root
+		}
+	}
+	return d.Node.Addr
 }
 
 // HasChanges reports whether the modelled plan would do anything.

@@ -3,51 +3,11 @@ package render
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
-	"github.com/fatih/color"
 	"github.com/kilnbuild/kiln/engine/plan"
 )
-
-// Colors paints plan symbols; a zero value paints nothing.
-type Colors struct{ On bool }
-
-func (c Colors) action(sym string) func(format string, a ...any) string {
-	if !c.On {
-		return fmt.Sprintf
-	}
-	var attr color.Attribute
-	switch plan.Action([]rune(sym)[0]) {
-	case plan.Create:
-		attr = color.FgGreen
-	case plan.Rebuild:
-		attr = color.FgYellow
-	case plan.Maybe:
-		attr = color.FgCyan
-	case plan.Restore:
-		attr = color.FgBlue
-	case plan.Repair, plan.Forget:
-		attr = color.FgRed
-	case plan.Start:
-		attr = color.FgMagenta
-	case plan.Fetch:
-		attr = color.FgBlue
-	default:
-		return fmt.Sprintf
-	}
-	c2 := color.New(attr, color.Bold)
-	c2.EnableColor()
-	return c2.Sprintf
-}
-
-func (c Colors) dim(s string) string {
-	if !c.On {
-		return s
-	}
-	d := color.New(color.Faint)
-	d.EnableColor()
-	return d.Sprint(s)
-}
 
 // PlanText writes the human plan: one entry per node that would change,
 // with its reasons, then the nodes that cannot run here and a summary line.
@@ -84,7 +44,13 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 			}
 			fmt.Fprintf(w, "    %s\n", r.Message)
 		}
-		if ch.Blocked != "" {
+		if b := blockedOf(m, ch.Address); b != nil {
+			where := "see below"
+			if b.Cause != b.Address {
+				where = "needs " + b.Cause + ", see below"
+			}
+			fmt.Fprintf(w, "    %s\n", c.action("!")("cannot run here (%s)", where))
+		} else if ch.Blocked != "" {
 			fmt.Fprintf(w, "    %s\n", c.action("!")("cannot run here: %s", ch.Blocked))
 		}
 	}
@@ -95,6 +61,7 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 	writeBlocked(w, m, c)
 	writeMismatches(w, m, c)
 	fmt.Fprintf(w, "\n%s\n", Summary(m))
+	fmt.Fprintln(w, c.dim(Legend(m)))
 }
 
 // writeMismatches warns of results that do not reproduce kiln.lock.hcl.
@@ -113,14 +80,89 @@ func short12(s string) string {
 	return s
 }
 
+// writeBlocked lists the nodes that cannot run here, once per cause: the
+// reason, then the nodes it blocks.
 func writeBlocked(w io.Writer, m *PlanJSON, c Colors) {
 	if len(m.Blocked) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%s\n", c.action("!")("%d node%s cannot run on this machine:", len(m.Blocked), plural(len(m.Blocked))))
+	var causes []string
+	blocks := map[string][]string{}
+	reason := map[string]string{}
 	for _, b := range m.Blocked {
-		fmt.Fprintf(w, "  %s: %s\n", b.Address, b.Reason)
+		if _, seen := blocks[b.Cause]; !seen {
+			causes = append(causes, b.Cause)
+		}
+		blocks[b.Cause] = append(blocks[b.Cause], b.Address)
+		if b.Address == b.Cause || reason[b.Cause] == "" {
+			reason[b.Cause] = b.Reason
+		}
 	}
+	sort.Strings(causes)
+	head := fmt.Sprintf("%d node%s cannot run on this machine", len(m.Blocked), plural(len(m.Blocked)))
+	if len(causes) > 1 {
+		head += fmt.Sprintf(", for %d reasons", len(causes))
+	}
+	fmt.Fprintf(w, "\n%s\n", c.action("!")("%s:", head))
+	for _, cause := range causes {
+		fmt.Fprintf(w, "\n  %s:\n", cause)
+		for _, r := range splitReasons(trimSelfName(cause, reason[cause])) {
+			fmt.Fprintf(w, "      %s\n", r)
+		}
+		nodes := blocks[cause]
+		fmt.Fprintf(w, "    %s\n", c.dim(fmt.Sprintf("blocks %d node%s: %s", len(nodes), plural(len(nodes)), strings.Join(nodes, ", "))))
+	}
+}
+
+func blockedOf(m *PlanJSON, address string) *BlockedJSON {
+	for i := range m.Blocked {
+		if m.Blocked[i].Address == address {
+			return &m.Blocked[i]
+		}
+	}
+	return nil
+}
+
+// trimSelfName drops the "KIND NAME: " a kind starts its own messages with.
+func trimSelfName(address, reason string) string {
+	kind, name, _ := strings.Cut(address, ".")
+	return strings.TrimPrefix(reason, kind+" "+name+": ")
+}
+
+// splitReasons splits "a (x; y); b" at the semicolons outside brackets:
+// kinds join several reasons that way.
+func splitReasons(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case ';':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// Legend names the symbols a plan used, in the order of the action table:
+// "+ create  ~ rebuild  ? maybe".
+func Legend(m *PlanJSON) string {
+	var parts []string
+	for _, a := range []plan.Action{plan.Create, plan.Rebuild, plan.Maybe, plan.Restore, plan.Fetch, plan.Repair, plan.Start, plan.Forget} {
+		if m.Summary[a.Word()] > 0 {
+			parts = append(parts, string(a)+" "+a.Word())
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Symbols: " + strings.Join(parts, "  ")
 }
 
 // Summary is the plan's one-line summary.

@@ -3,10 +3,10 @@ package render
 import (
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,10 +22,23 @@ type Meter struct {
 	Total   int64
 }
 
-// Progress renders an apply as it happens. On a terminal it keeps a live
-// status block (running nodes, elapsed time, last log line or step
-// counter) under the scrolling output; elsewhere it writes plain
-// timestamped lines. It implements run.Hooks.
+// Progress renders an apply as it happens; it implements run.Hooks.
+//
+// On a terminal it keeps a live status block under the scrolling output: a
+// header ("3/12 nodes done, 2 running  0:42") and a line per running node
+// with its elapsed time, its progress (step counter or transferred bytes),
+// an ETA and its last log line. Every line is cut to the terminal's width
+// as it is now, so nothing wraps and a redraw erases exactly what the last
+// one drew; after a resize (Resized) the block is redrawn at once, counting
+// the rows the terminal's reflow made of the old lines.
+//
+// Without a terminal it writes plain timestamped lines, and a node that has
+// printed nothing for Heartbeat gets a line saying it is still running,
+// with its progress.
+//
+// A failure is printed once: the node, its error (the exit status), its
+// log's path, and the log's last lines unless they are the lines just
+// streamed above.
 type Progress struct {
 	W      io.Writer
 	TTY    bool
@@ -34,48 +47,82 @@ type Progress struct {
 	// Quiet drops the nodes' own output lines (they stay in the logs).
 	Quiet bool
 	Now   func() time.Time
+	// Width is the terminal's width in columns now; nil or 0 means 80.
+	Width func() int
+	// Resized receives a value when the terminal was resized (SIGWINCH).
+	Resized <-chan os.Signal
+	// Total is how many nodes the apply decides, for "N/M nodes done".
+	Total int
+	// Previous are the durations of the nodes' last recorded runs, for an
+	// ETA when nothing better says.
+	Previous map[addr.Node]time.Duration
+	// Heartbeat is how long a node may stay silent, without a terminal,
+	// before a "still running" line; 0 means 30s.
+	Heartbeat time.Duration
+	// Interval is how often the status is redrawn (or silence checked);
+	// 0 means 250ms.
+	Interval time.Duration
 
 	mu      sync.Mutex
-	running map[addr.Node]*running
-	drawn   int
-	stop    chan struct{}
-	done    chan struct{}
+	running map[addr.Node]*nodeStatus
+	done    int
+	failed  int
+	started time.Time
+	// What the last redraw drew: each line's width and the terminal's width
+	// then.
+	drawn     []int
+	drawnCols int
+	// The node whose output lines are the last ones printed, and how many
+	// in a row: a failure's log tail already on screen is not repeated.
+	lastOwner addr.Node
+	lastRun   int
+	stop      chan struct{}
+	stopped   chan struct{}
 }
 
-type running struct {
-	since  time.Time
-	last   string
-	status string // a Slurm job's state
-	step   int64
-	// A download's bytes so far, its size (-1 unknown) and when the first
-	// byte arrived, for the rate.
-	done, total int64
-	first       time.Time
-}
+// DefaultHeartbeat is how long a node may stay silent without a terminal
+// before kiln says it is still running, as Terraform's "Still creating...".
+const DefaultHeartbeat = 30 * time.Second
 
-// Start begins the live status (terminal only).
+// maxShown is the most running nodes the status lists by name.
+const maxShown = 8
+
+// Start begins the live status, or the heartbeat without a terminal.
 func (p *Progress) Start() {
-	p.running = map[addr.Node]*running{}
+	p.running = map[addr.Node]*nodeStatus{}
 	if p.Now == nil {
 		p.Now = time.Now
 	}
-	if !p.TTY {
-		return
+	if p.Heartbeat <= 0 {
+		p.Heartbeat = DefaultHeartbeat
 	}
-	p.stop, p.done = make(chan struct{}), make(chan struct{})
+	interval := p.Interval
+	if interval <= 0 {
+		interval = 250 * time.Millisecond
+	}
+	if !p.TTY {
+		interval = min(interval, p.Heartbeat/4)
+	}
+	p.started = p.Now()
+	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(p.done)
-		t := time.NewTicker(250 * time.Millisecond)
+		defer close(p.stopped)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-p.stop:
 				return
+			case <-p.Resized:
 			case <-t.C:
-				p.mu.Lock()
-				p.redraw()
-				p.mu.Unlock()
 			}
+			p.mu.Lock()
+			if p.TTY {
+				p.redraw()
+			} else {
+				p.heartbeats()
+			}
+			p.mu.Unlock()
 		}
 	}()
 }
@@ -84,7 +131,7 @@ func (p *Progress) Start() {
 func (p *Progress) Stop() {
 	if p.stop != nil {
 		close(p.stop)
-		<-p.done
+		<-p.stopped
 		p.stop = nil
 	}
 	p.mu.Lock()
@@ -95,12 +142,17 @@ func (p *Progress) Stop() {
 func (p *Progress) Running(a addr.Node, action plan.Action, reasons []plan.Reason) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.running[a] = &running{since: p.Now()}
+	now := p.Now()
+	n := &nodeStatus{addr: a, since: now, shown: now, previous: p.Previous[a]}
+	if m, ok := p.Meters[a]; ok {
+		n.total = m.Total
+	}
+	p.running[a] = n
 	why := ""
 	if len(reasons) > 0 {
 		why = ": " + reasons[0].String()
 	}
-	p.line(fmt.Sprintf("%s %s%s", a, c(p.Colors, action, action.Word()), why))
+	p.line(nil, fmt.Sprintf("%s %s%s", a, c(p.Colors, action, action.Word()), why))
 }
 
 func c(cs Colors, a plan.Action, s string) string { return cs.action(string(a))("%s", s) }
@@ -108,19 +160,23 @@ func c(cs Colors, a plan.Action, s string) string { return cs.action(string(a))(
 func (p *Progress) Output(a addr.Node, text string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	r := p.running[a]
-	if r != nil {
-		r.last = text
+	if n := p.running[a]; n != nil {
+		if plain := plainText(text); plain != "" {
+			n.last = plain
+		}
 		if m, ok := p.Meters[a]; ok && m.Pattern != nil {
 			if sm := m.Pattern.FindStringSubmatch(text); len(sm) > 1 {
-				if n, err := strconv.ParseInt(sm[1], 10, 64); err == nil {
-					r.step = n
+				if step, err := strconv.ParseInt(sm[1], 10, 64); err == nil {
+					if n.firstStepAt.IsZero() {
+						n.firstStep, n.firstStepAt = step, p.Now()
+					}
+					n.step, n.lastStepAt = step, p.Now()
 				}
 			}
 		}
 	}
 	if !p.Quiet {
-		p.line(fmt.Sprintf("%s | %s", a, text))
+		p.line(&a, fmt.Sprintf("%s | %s", a, text))
 	}
 }
 
@@ -130,10 +186,10 @@ func (p *Progress) Note(a addr.Node, msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if a == (addr.Node{}) {
-		p.line("kiln: " + msg)
+		p.line(nil, "kiln: "+msg)
 		return
 	}
-	p.line(fmt.Sprintf("%s: %s", a, msg))
+	p.line(nil, fmt.Sprintf("%s: %s", a, msg))
 }
 
 // Status shows a running node's state, such as its Slurm job's, in the
@@ -141,62 +197,109 @@ func (p *Progress) Note(a addr.Node, msg string) {
 func (p *Progress) Status(a addr.Node, status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if r := p.running[a]; r != nil {
-		r.status = status
+	if n := p.running[a]; n != nil {
+		n.state = status
 	}
-	p.line(fmt.Sprintf("%s: %s", a, status))
+	p.line(nil, fmt.Sprintf("%s: %s", a, status))
 }
 
-// Bytes records a download's progress for the live status; kinds that
-// download call it (addr is the node's address as text).
-func (p *Progress) Bytes(addr string, done, total int64) {
+// Bytes is Downloaded, for the engine's own transfers (run.ByteCounter: a
+// result pulled from the remote cache).
+func (p *Progress) Bytes(address string, done, total int64) {
+	p.Transfer(address, Download, done, total)
+}
+
+// Transfer records the bytes a running node has moved (a download, or an
+// upload to a remote cache) and their total (-1 unknown), for the status:
+// bytes, rate and ETA, the same for both directions. addr is the node's
+// address as text, as kinds know it.
+func (p *Progress) Transfer(address string, dir Direction, done, total int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for a, r := range p.running {
-		if a.String() == addr {
-			if r.first.IsZero() {
-				r.first = p.Now()
-			}
-			r.done, r.total = done, total
+	for a, n := range p.running {
+		if a.String() != address {
+			continue
 		}
+		if n.xfer == nil || n.xfer.dir != dir {
+			n.xfer = &transfer{dir: dir, first: p.Now(), firstDone: done}
+		}
+		n.xfer.done, n.xfer.total = done, total
 	}
+}
+
+// Downloaded is Transfer of a download, in the shape of a kind's progress
+// callback.
+func (p *Progress) Downloaded(address string, done, total int64) {
+	p.Transfer(address, Download, done, total)
+}
+
+// Uploaded is Transfer of an upload.
+func (p *Progress) Uploaded(address string, done, total int64) {
+	p.Transfer(address, Upload, done, total)
 }
 
 func (p *Progress) Finished(r run.NodeResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.running, r.Addr)
+	p.done++
 	switch r.Outcome {
 	case run.UpToDate:
 		return
 	case run.Failed:
-		p.line(fmt.Sprintf("%s %s after %s: %v", r.Addr, c(p.Colors, plan.Repair, "failed"), round(r.Duration), r.Err))
-		if len(r.LogTail) > 0 {
-			p.line(fmt.Sprintf("    last lines of %s:", r.Log))
-			for _, l := range r.LogTail {
-				p.line("    " + l)
-			}
-		}
+		p.failed++
+		p.failure(r)
 	case run.Skipped:
-		p.line(fmt.Sprintf("%s skipped: %v", r.Addr, r.Err))
+		p.line(nil, fmt.Sprintf("%s skipped: %v", r.Addr, r.Err))
 	case run.Cancelled:
 		if r.Log != "" {
-			p.line(fmt.Sprintf("%s interrupted after %s", r.Addr, round(r.Duration)))
+			p.line(nil, fmt.Sprintf("%s interrupted after %s", r.Addr, round(r.Duration)))
 		}
 	case run.Restored:
-		p.line(fmt.Sprintf("%s %s from the store", r.Addr, c(p.Colors, plan.Restore, "restored")))
+		p.line(nil, fmt.Sprintf("%s %s from the store", r.Addr, c(p.Colors, plan.Restore, "restored")))
 	case run.Fetched:
-		p.line(fmt.Sprintf("%s %s from the remote cache in %s", r.Addr, c(p.Colors, plan.Fetch, "fetched"), round(r.Duration)))
+		p.line(nil, fmt.Sprintf("%s %s from the remote cache in %s", r.Addr, c(p.Colors, plan.Fetch, "fetched"), round(r.Duration)))
 	default:
-		p.line(fmt.Sprintf("%s %s in %s", r.Addr, c(p.Colors, plan.Create, string(r.Outcome)), round(r.Duration)))
+		p.line(nil, fmt.Sprintf("%s %s in %s", r.Addr, c(p.Colors, plan.Create, string(r.Outcome)), round(r.Duration)))
 	}
 	if r.LogErr != nil {
-		p.line(fmt.Sprintf("%s: warning: %v", r.Addr, r.LogErr))
+		p.line(nil, fmt.Sprintf("%s: warning: %v", r.Addr, r.LogErr))
 	}
 }
 
-// line prints one line above the status block.
-func (p *Progress) line(s string) {
+// failure prints a failed node once: what failed and how, where its log
+// is, and the log's last lines unless they are right above.
+func (p *Progress) failure(r run.NodeResult) {
+	onScreen := !p.Quiet && p.lastOwner == r.Addr && p.lastRun >= len(r.LogTail)
+	p.line(nil, fmt.Sprintf("%s %s after %s: %v", r.Addr, p.Colors.red("failed"), round(r.Duration), r.Err))
+	if r.Log == "" {
+		return
+	}
+	p.line(nil, fmt.Sprintf("    log: %s (kiln logs %s)", r.Log, r.Addr))
+	if onScreen || len(r.LogTail) == 0 {
+		return
+	}
+	p.line(nil, "    last lines:")
+	for _, l := range r.LogTail {
+		p.line(nil, "    | "+l)
+	}
+}
+
+// line prints one line above the status block; owner is the node whose
+// output it is, if any.
+func (p *Progress) line(owner *addr.Node, s string) {
+	if owner != nil && *owner == p.lastOwner && p.lastRun > 0 {
+		p.lastRun++
+	} else if owner != nil {
+		p.lastOwner, p.lastRun = *owner, 1
+	} else {
+		p.lastOwner, p.lastRun = addr.Node{}, 0
+	}
+	if owner != nil {
+		if n := p.running[*owner]; n != nil {
+			n.shown = p.Now()
+		}
+	}
 	if p.TTY {
 		p.clear()
 		fmt.Fprintln(p.W, s)
@@ -206,55 +309,84 @@ func (p *Progress) line(s string) {
 	fmt.Fprintf(p.W, "%s %s\n", p.Now().Format("15:04:05"), s)
 }
 
-func (p *Progress) clear() {
-	if p.drawn > 0 {
-		fmt.Fprintf(p.W, "\x1b[%dA\x1b[J", p.drawn)
-		p.drawn = 0
+// heartbeats says, without a terminal, which nodes have been silent for a
+// Heartbeat, and what they are doing.
+func (p *Progress) heartbeats() {
+	now := p.Now()
+	for _, a := range p.runningOrder() {
+		n := p.running[a]
+		if now.Sub(n.shown) >= p.Heartbeat {
+			fmt.Fprintf(p.W, "%s %s\n", now.Format("15:04:05"), heartbeatText(n, now))
+			n.shown = now
+			p.lastOwner, p.lastRun = addr.Node{}, 0
+		}
 	}
 }
 
-func (p *Progress) redraw() {
-	if !p.TTY {
-		return
-	}
-	p.clear()
+func (p *Progress) runningOrder() []addr.Node {
 	addrs := make([]addr.Node, 0, len(p.running))
 	for a := range p.running {
 		addrs = append(addrs, a)
 	}
 	sort.Slice(addrs, func(i, j int) bool { return addrs[i].Less(addrs[j]) })
-	const maxShown = 8
-	for i, a := range addrs {
-		if i == maxShown {
-			fmt.Fprintf(p.W, "  … and %d more running\n", len(addrs)-maxShown)
-			p.drawn++
-			break
-		}
-		r := p.running[a]
-		status := truncate(r.last, 60)
-		if r.status != "" {
-			status = r.status + "  " + truncate(r.last, 40)
-		}
-		if r.done > 0 {
-			status = byteStatus(r.done, r.total, p.Now().Sub(r.first))
-		}
-		if m, ok := p.Meters[a]; ok && r.step > 0 {
-			status = fmt.Sprintf("step %d", r.step)
-			if m.Total > 0 {
-				status += fmt.Sprintf("/%d (%d%%)", m.Total, r.step*100/m.Total)
-			}
-		}
-		fmt.Fprintf(p.W, "  %s %s %s\n", p.Colors.dim("⋯"), a, p.Colors.dim(round(p.Now().Sub(r.since))+"  "+status))
-		p.drawn++
-	}
+	return addrs
 }
 
-func truncate(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len([]rune(s)) <= n {
-		return s
+func (p *Progress) cols() int {
+	if p.Width != nil {
+		if w := p.Width(); w > 0 {
+			return w
+		}
 	}
-	return string([]rune(s)[:n-1]) + "…"
+	return 80
+}
+
+// clear erases the status block. A terminal made narrower since the block
+// was drawn reflows lines wider than it into several rows.
+func (p *Progress) clear() {
+	if len(p.drawn) == 0 {
+		return
+	}
+	cols := p.cols()
+	rows := 0
+	for _, w := range p.drawn {
+		if cols < p.drawnCols && w > cols {
+			rows += (w + cols - 1) / cols
+		} else {
+			rows++
+		}
+	}
+	fmt.Fprintf(p.W, "\r\x1b[%dA\x1b[J", rows)
+	p.drawn = p.drawn[:0]
+}
+
+// redraw draws the status block anew, each line cut to the terminal's
+// width less one column, so no terminal wraps it.
+func (p *Progress) redraw() {
+	if !p.TTY || p.running == nil {
+		return
+	}
+	p.clear()
+	if len(p.running) == 0 {
+		return
+	}
+	now := p.Now()
+	cols := p.cols() - 1
+	put := func(s string, w int) {
+		fmt.Fprintln(p.W, s)
+		p.drawn = append(p.drawn, w)
+	}
+	put(headerLine(p.done, p.Total, len(p.running), p.failed, now.Sub(p.started), cols, p.Colors))
+	addrs := p.runningOrder()
+	for i, a := range addrs {
+		if i == maxShown {
+			s := fit(fmt.Sprintf("  … and %d more running", len(addrs)-maxShown), cols)
+			put(s, textWidth(s))
+			break
+		}
+		put(statusLine(p.running[a], now, cols, p.Colors))
+	}
+	p.drawnCols = cols + 1
 }
 
 func round(d time.Duration) string {
@@ -266,61 +398,4 @@ func round(d time.Duration) string {
 	default:
 		return d.Round(time.Second).String()
 	}
-}
-
-// ApplySummary is the closing line of an apply.
-func ApplySummary(r *run.Result, took time.Duration) string {
-	var parts []string
-	for _, o := range []run.Outcome{run.Built, run.Started, run.Fetched, run.Restored, run.UpToDate, run.Failed, run.Skipped, run.Cancelled} {
-		if n := r.Count(o); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, o))
-		}
-	}
-	if n := len(r.Forgotten); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d forgotten", n))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "nothing to do")
-	}
-	mismatches := 0
-	for _, n := range r.Nodes {
-		if n.LockMismatch != nil {
-			mismatches++
-		}
-	}
-	if mismatches > 0 {
-		parts = append(parts, fmt.Sprintf("%d lock mismatch%s", mismatches, map[bool]string{true: "es"}[mismatches > 1]))
-	}
-	var b strings.Builder
-	for _, a := range r.Forgotten {
-		fmt.Fprintf(&b, "- %s forgotten: no longer in the configuration; its result stays in the store until kiln gc\n", a)
-	}
-	fmt.Fprintf(&b, "Apply: %s (%s).", strings.Join(parts, ", "), round(took))
-	return b.String()
-}
-
-// byteStatus reads like "1.2 GiB of 15.0 GiB (8%), 48.0 MiB/s".
-func byteStatus(done, total int64, took time.Duration) string {
-	s := SizeText(done)
-	if total > 0 {
-		s += fmt.Sprintf(" of %s (%d%%)", SizeText(total), done*100/total)
-	}
-	if took > time.Second {
-		s += ", " + SizeText(int64(float64(done)/took.Seconds())) + "/s"
-	}
-	return s
-}
-
-// SizeText writes a byte count the way people read it: 1.5 MiB.
-func SizeText(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

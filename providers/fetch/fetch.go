@@ -30,7 +30,7 @@ type Fetch struct {
 	// Client makes the HTTP requests. nil means a client without a total
 	// timeout that follows up to 10 redirects; stall_timeout bounds idleness.
 	Client *http.Client
-	// ProgressInterval is the least time between two progress lines.
+	// ProgressInterval is the least time between two Progress calls.
 	ProgressInterval time.Duration
 	// MaxFiles bounds the entries of an extracted archive.
 	MaxFiles int

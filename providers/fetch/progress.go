@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-// meter reports the progress of one file's download: a line to the node's
-// log at most every interval, and the optional callback.
+// meter reports the progress of one file's download: to the callback (the
+// apply's live status, which draws bytes, rate and ETA for every kind that
+// transfers) at most every interval, and one line to the node's log when
+// the transfer ends.
 type meter struct {
 	log      io.Writer
 	label    string
@@ -45,21 +47,21 @@ func (m *meter) begin(done, total int64) {
 
 func (m *meter) add(n int) {
 	m.done += int64(n)
-	if now := time.Now(); now.Sub(m.last) >= m.interval {
+	if now := time.Now(); now.Sub(m.last) >= m.interval && m.callback != nil {
 		m.last = now
-		m.report(now)
+		m.callback(m.addr, m.done, m.total)
 	}
 }
 
-// finish writes the final line of the transfer.
+// finish reports the end of the transfer and writes its line to the log.
 func (m *meter) finish() {
+	if m.callback != nil {
+		m.callback(m.addr, m.done, m.total)
+	}
 	m.report(time.Now())
 }
 
 func (m *meter) report(now time.Time) {
-	if m.callback != nil {
-		m.callback(m.addr, m.done, m.total)
-	}
 	rate := ""
 	if secs := now.Sub(m.start).Seconds(); secs > 0 {
 		rate = fmt.Sprintf(" at %s/s", humanBytes(int64(float64(m.done-m.resumedAt)/secs)))

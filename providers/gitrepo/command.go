@@ -36,12 +36,15 @@ type commandError struct {
 	Args   []string
 	Dir    string
 	Stderr string // the last lines git printed
+	// Logged says git's stderr went to the node's log, which the failure
+	// shows: the message does not quote it a second time.
+	Logged bool
 	Err    error
 }
 
 func (e *commandError) Error() string {
 	msg := fmt.Sprintf("git %s (in %s): %v", strings.Join(e.Args, " "), e.Dir, e.Err)
-	if e.Stderr != "" {
+	if e.Stderr != "" && !e.Logged {
 		msg += ": " + e.Stderr
 	}
 	return msg
@@ -75,7 +78,7 @@ func (g *gitCommand) runInput(ctx context.Context, dir string, extraEnv []string
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("git %s (in %s) stopped: %w", strings.Join(args, " "), dir, ctx.Err())
 	case err != nil:
-		return stdout.Bytes(), &commandError{Args: args, Dir: dir, Stderr: proc.LastLines(tail.String(), 6), Err: err}
+		return stdout.Bytes(), &commandError{Args: args, Dir: dir, Stderr: proc.LastLines(tail.String(), 6), Logged: g.log != io.Discard, Err: err}
 	}
 	return stdout.Bytes(), nil
 }

@@ -1,0 +1,54 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/run"
+)
+
+// ApplySummary is the closing line of an apply.
+func ApplySummary(r *run.Result, took time.Duration) string {
+	var parts []string
+	for _, o := range []run.Outcome{run.Built, run.Started, run.Fetched, run.Restored, run.UpToDate, run.Failed, run.Skipped, run.Cancelled} {
+		if n := r.Count(o); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, o))
+		}
+	}
+	if n := len(r.Forgotten); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d forgotten", n))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "nothing to do")
+	}
+	mismatches := 0
+	for _, n := range r.Nodes {
+		if n.LockMismatch != nil {
+			mismatches++
+		}
+	}
+	if mismatches > 0 {
+		parts = append(parts, fmt.Sprintf("%d lock mismatch%s", mismatches, map[bool]string{true: "es"}[mismatches > 1]))
+	}
+	var b strings.Builder
+	for _, a := range r.Forgotten {
+		fmt.Fprintf(&b, "- %s forgotten: no longer in the configuration; its result stays in the store until kiln gc\n", a)
+	}
+	fmt.Fprintf(&b, "Apply: %s (%s).", strings.Join(parts, ", "), round(took))
+	return b.String()
+}
+
+// SizeText writes a byte count the way people read it: 1.5 MiB.
+func SizeText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
