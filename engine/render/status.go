@@ -24,15 +24,13 @@ type nodeStatus struct {
 	state string // a Slurm job's state, or ""
 	// step counter (progress = "..."): the last step, the total (0
 	// unknown), and the first step seen with when, for the rate.
-	step, total     int64
-	firstStep       int64
-	firstStepAt     time.Time
-	lastStepAt      time.Time
-	previous        time.Duration // the last recorded run's duration, 0 unknown
-	xfer            *transfer
-	shown           time.Time // the last line about it without a terminal
-	streamedRecent  bool      // its lines are the last ones printed
-	streamedRecentN int       // how many of them, in a row
+	step, total int64
+	firstStep   int64
+	firstStepAt time.Time
+	lastStepAt  time.Time
+	previous    time.Duration // the last recorded run's duration, 0 unknown
+	xfer        *transfer
+	shown       time.Time // the last line about it without a terminal
 }
 
 // transfer is a download's or upload's bytes so far.
