@@ -145,8 +145,11 @@ func QuickCheck(o Options) (nodes int, upToDate bool) {
 	if quickConfigDigest(files, o) != c.Config {
 		return 0, false
 	}
+	// Environment values are hashed as key lines hash them: with the state
+	// folder's secret.
+	secret := state.SecretOf(stateDir)
 	for _, e := range c.Env {
-		if hash.Bytes([]byte(os.Getenv(e.Path))).Short() != e.Digest {
+		if sum, err := secret.Sum([]byte(os.Getenv(e.Path))); err != nil || sum != e.Digest {
 			return 0, false
 		}
 	}
@@ -317,7 +320,11 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 		} else if pr != nil {
 			qn.Programs = append(qn.Programs, *pr)
 			// The PATH the program was found on starts from kiln's own.
-			env["PATH"] = hash.Bytes([]byte(os.Getenv("PATH"))).Short()
+			sum, err := state.SecretOf(p.StateDir).Sum([]byte(os.Getenv("PATH")))
+			if err != nil {
+				return nil, false
+			}
+			env["PATH"] = sum
 		}
 		if n.Meta.HasInputs {
 			ev, diags := p.Evaluate(n, plan.NewValues(), plan.SelfOutPlaceholder)

@@ -64,7 +64,7 @@ func runApply(c *cli, args []string) int {
 		return 1
 	}
 	if a.check {
-		return runCheck(c, a, path, checkAddrs, args)
+		return runCheck(c, a, path, checkAddrs, commandLine(fs, pos))
 	}
 	var saved *savedPlan
 	// A saved plan is recognised by its content, so a pipeline written in
@@ -95,7 +95,7 @@ func runApply(c *cli, args []string) int {
 		}
 		return 1
 	}
-	opts := engine.ApplyOptions{Parallelism: a.parallelism, Jobs: a.jobs, FailFast: a.failFast, Command: "kiln apply " + strings.Join(args, " "), KeepRuns: a.keepRuns, OnRecover: c.printRecovered}
+	opts := engine.ApplyOptions{Parallelism: a.parallelism, Jobs: a.jobs, FailFast: a.failFast, Command: commandLine(fs, pos), KeepRuns: a.keepRuns, OnRecover: c.printRecovered}
 	if a.keepRuns <= 0 {
 		opts.KeepRuns = -1
 	}

@@ -59,7 +59,7 @@ func runLock(c *cli, args []string) int {
 	}
 	ctx, stop := c.interruptible()
 	defer stop()
-	res, err := w.LockPins(ctx, engine.LockOptions{Update: addrs, UpdateAll: a.update && len(addrs) == 0, Command: "kiln lock " + strings.Join(args, " ")})
+	res, err := w.LockPins(ctx, engine.LockOptions{Update: addrs, UpdateAll: a.update && len(addrs) == 0, Command: commandLine(fs, pos)})
 	failed := printResolutions(c, res)
 	if err != nil {
 		c.fail(err)
@@ -149,14 +149,14 @@ func splitAddrs(pos []string) (addrs []addr.Node, rest []string) {
 // compares their digests with the lock. Exit status: 0 when every checked
 // deterministic node reproduced, 1 otherwise (a mismatch, a failed rebuild,
 // or an error).
-func runCheck(c *cli, a *applyArgs, path string, addrs []addr.Node, args []string) int {
+func runCheck(c *cli, a *applyArgs, path string, addrs []addr.Node, command string) int {
 	w, ok := c.open(&a.pipelineArgs, path, decision{})
 	if !ok {
 		return 1
 	}
 	ctx, stop := c.interruptible()
 	defer stop()
-	res, err := w.Check(ctx, addrs, "kiln apply "+strings.Join(args, " "))
+	res, err := w.Check(ctx, addrs, command)
 	if err != nil {
 		c.fail(err)
 		return 1

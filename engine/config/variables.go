@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/agext/levenshtein"
@@ -81,7 +82,7 @@ func (p *Pipeline) resolveVariables(o Options) hcl.Diagnostics {
 			conv, err := convert.Convert(val, v.Type)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
-					Detail: fmt.Sprintf("var.%s: %s (the variable is declared with type %s).", name, err, typeexpr.TypeString(v.Type)), Subject: v.DeclRange.Ptr()})
+					Detail: badValue(v, settings[name], err), Subject: v.DeclRange.Ptr()})
 				continue
 			}
 			val = conv
@@ -108,6 +109,23 @@ func (p *Pipeline) resolveVariables(o Options) hcl.Diagnostics {
 	return diags
 }
 
+// badValue says which variable got a value of the wrong type, of which
+// type it is declared, what was given (unless it is sensitive) and where.
+func badValue(v *Variable, settings []setting, err error) string {
+	ty := typeexpr.TypeString(v.Type)
+	if len(settings) == 0 {
+		return fmt.Sprintf("var.%s: %s (the variable is declared with type %s).", v.Name, err, ty)
+	}
+	last := settings[len(settings)-1]
+	switch {
+	case last.given == "":
+		return fmt.Sprintf("var.%s is declared with type %s, but its value %s does not fit: %s.", v.Name, ty, last.origin, err)
+	case v.Sensitive:
+		return fmt.Sprintf("var.%s is declared with type %s, but the value %s (not shown: the variable is sensitive) does not fit: %s.", v.Name, ty, last.origin, err)
+	}
+	return fmt.Sprintf("var.%s is declared with type %s, but %s was %s: %s.", v.Name, ty, strconv.Quote(last.given), last.origin, err)
+}
+
 // rawValue parses a value given on the command line or in the environment:
 // as a literal string for string variables, as an HCL expression otherwise.
 func rawValue(s, origin string) func(ty cty.Type) (cty.Value, hcl.Diagnostics) {
@@ -117,7 +135,13 @@ func rawValue(s, origin string) func(ty cty.Type) (cty.Value, hcl.Diagnostics) {
 		}
 		expr, diags := hclsyntax.ParseExpression([]byte(s), origin, hcl.InitialPos)
 		if diags.HasErrors() {
-			return cty.NilVal, diags
+			if ty.IsPrimitiveType() {
+				// Not an expression at all ("1e", "a b"): the type check
+				// then says what was expected, and what was given.
+				return cty.StringVal(s), nil
+			}
+			return cty.NilVal, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid value for variable",
+				Detail: fmt.Sprintf("The value given in %s is not a value of type %s: %s. Write it in HCL syntax, e.g. [\"a\", \"b\"] or {k = 1}.", origin, typeexpr.TypeString(ty), diags.Errs()[0])}}
 		}
 		if _, bare := expr.(*hclsyntax.ScopeTraversalExpr); bare {
 			// A bare word such as "many" for a number: the type check

@@ -24,6 +24,9 @@ type setting struct {
 	// origin names where the setting came from, for messages.
 	origin  string
 	subject *hcl.Range
+	// given is the text given on the command line or in the environment,
+	// for messages; "" for a value read from a file.
+	given string
 }
 
 // variableSettings gathers every setting per variable, in the order they
@@ -56,7 +59,7 @@ func (p *Pipeline) variableSettings(o Options) (map[string][]setting, hcl.Diagno
 		// The environment holds more than kiln's variables; only declared
 		// ones are read (a stray KILN_VAR_ is not an error).
 		if _, declared := p.Variables[name]; declared {
-			add(setting{name: name, path: path, value: rawValue(fromEnv[full], "KILN_VAR_"+full), origin: "given in the environment variable KILN_VAR_" + full})
+			add(setting{name: name, path: path, value: rawValue(fromEnv[full], "KILN_VAR_"+full), origin: "given in the environment variable KILN_VAR_" + full, given: fromEnv[full]})
 		}
 	}
 	for _, f := range o.VarFiles {
@@ -69,7 +72,7 @@ func (p *Pipeline) variableSettings(o Options) (map[string][]setting, hcl.Diagno
 	}
 	for _, full := range sortedKeys(o.Vars) {
 		name, path := p.splitVarName(full)
-		add(setting{name: name, path: path, value: rawValue(o.Vars[full], "-var "+full), origin: "given with -var"})
+		add(setting{name: name, path: path, value: rawValue(o.Vars[full], "-var "+full), origin: "given with -var", given: o.Vars[full]})
 	}
 	return out, diags
 }

@@ -4,7 +4,9 @@ import "fmt"
 
 // FormatVersion salts every key; bump it when key lines change meaning.
 // kiln-key-3: digests of files above ChunkSize are chunked.
-const FormatVersion = "kiln-key-3"
+// kiln-key-4: sensitive values and env() reads are hashed with the state
+// folder's secret (state.Secret).
+const FormatVersion = "kiln-key-4"
 
 // Key accumulates the labelled lines of a node's key, in the order they are
 // added. The zero Key is ready to use and equals NewKey().

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -26,6 +27,9 @@ type keyInputs struct {
 	program string            // the resolved program (ResolveProgram), or ""
 	env     map[string]string // env() reads
 	paths   pathNormaliser
+	// secret keys the hash that stands for sensitive values; nil means the
+	// secret of the state folder paths names.
+	secret *state.Secret
 	// waitingInputs are inputs another node writes in place and that wait
 	// on it (path → its address), their recorded digests assumed.
 	waitingInputs map[string]string
@@ -58,7 +62,7 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 		if v.IsNull() {
 			continue
 		}
-		s, err := canonical(v, in.paths)
+		s, err := canonical(v, in.paths, in.secret)
 		if err == errUnknown && in.unknownOK {
 			s, err = unknownValue, nil
 		}
@@ -111,8 +115,16 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 		envNames = append(envNames, n)
 	}
 	sort.Strings(envNames)
+	secret := in.secret
+	if secret == nil && len(envNames) > 0 {
+		secret = state.SecretOf(in.paths.state)
+	}
 	for _, n := range envNames {
-		k.Add("env", n+" "+hash.Bytes([]byte(in.env[n])).Short())
+		sum, err := secret.Sum([]byte(in.env[n]))
+		if err != nil {
+			return nil, nil, fmt.Errorf("environment variable %s: %w", n, err)
+		}
+		k.Add("env", n+" "+sum)
 	}
 	return k, waiting, nil
 }
@@ -179,22 +191,31 @@ func UnescapeSubject(s string) string {
 }
 
 // canonical encodes a value as JSON with sorted keys, normalised paths, and
-// sensitive values replaced by their hash.
-func canonical(v cty.Value, paths pathNormaliser) (string, error) {
+// sensitive values replaced by their keyed hash (see state.Secret).
+func canonical(v cty.Value, paths pathNormaliser, secret *state.Secret) (string, error) {
 	if !v.IsWhollyKnown() {
 		return "", errUnknown
+	}
+	if secret == nil {
+		secret = state.SecretOf(paths.state)
 	}
 	v, err := cty.Transform(v, func(_ cty.Path, v cty.Value) (cty.Value, error) {
 		if v.IsMarked() {
 			inner, _ := v.UnmarkDeep()
+			b := []byte(nil)
 			if inner.Type() == cty.String && !inner.IsNull() {
-				return cty.StringVal("(sensitive " + hash.Bytes([]byte(inner.AsString())).Short() + ")"), nil
+				b = []byte(inner.AsString())
+			} else {
+				var err error
+				if b, err = ctyjson.Marshal(inner, inner.Type()); err != nil {
+					return cty.NilVal, err
+				}
 			}
-			b, err := ctyjson.Marshal(inner, inner.Type())
+			sum, err := secret.Sum(b)
 			if err != nil {
 				return cty.NilVal, err
 			}
-			return cty.StringVal("(sensitive " + hash.Bytes(b).Short() + ")"), nil
+			return cty.StringVal("(sensitive " + sum + ")"), nil
 		}
 		if v.Type() == cty.String && !v.IsNull() {
 			return cty.StringVal(paths.normalise(v.AsString())), nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/providers/exec"
 )
@@ -51,7 +52,63 @@ exec "a" {
   inputs  = ["in.txt"]
 }
 `
-	writeFiles(t, dir, map[string]string{"pipeline.hcl": hcl, "in.txt": c.input, "sub/.keep": ""})
+	// Every case uses the same state folder secret, as one state folder
+	// would: sensitive values are hashed with it (see
+	// TestSensitiveValuesAreKeyedPerStateFolder).
+	writeFiles(t, dir, map[string]string{"pipeline.hcl": hcl, "in.txt": c.input, "sub/.keep": "",
+		".kiln/secret": strings.Repeat("5e", 32) + "\n"})
+}
+
+// TestSensitiveValuesAreKeyedPerStateFolder: a sensitive value (here read
+// with env()) enters key lines as a hash keyed with the state folder's
+// secret, so the lines kept in state.json and shown by explain cannot be
+// checked against a guessed value offline: two state folders hash the same
+// value differently, and neither as the plain hash of the value.
+func TestSensitiveValuesAreKeyedPerStateFolder(t *testing.T) {
+	c := baseKeyCase()
+	sensitive := func(dec *Decision) []string {
+		var out []string
+		for _, l := range dec.KeyLines {
+			if strings.Contains(l, "(sensitive ") || strings.HasPrefix(l, "env ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	one, two := t.TempDir(), t.TempDir()
+	first := sensitive(keyOf(t, c, one))
+	if err := os.Remove(filepath.Join(two, ".kiln", "secret")); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	t.Setenv(keySecretVar, c.secret)
+	writeFiles(t, two, map[string]string{"pipeline.hcl": "", "in.txt": c.input})
+	c.write(t, two)
+	if err := os.Remove(filepath.Join(two, ".kiln", "secret")); err != nil {
+		t.Fatal(err)
+	}
+	second := sensitive(decideWith(t, openDecider(t, two), "exec.a", map[string]string{"exec.up": c.upstream}))
+	if len(first) != 2 || len(second) != 2 {
+		t.Fatalf("sensitive lines: %q and %q, want the env attribute and the env line", first, second)
+	}
+	plain := hash.Bytes([]byte(c.secret)).Short()
+	for i := range first {
+		if first[i] == second[i] {
+			t.Errorf("two state folders hash the sensitive value alike: %s", first[i])
+		}
+		for _, l := range []string{first[i], second[i]} {
+			if strings.Contains(l, plain) || strings.Contains(l, c.secret) {
+				t.Errorf("key line %q holds the value or its plain hash", l)
+			}
+		}
+	}
+	fi, err := os.Stat(filepath.Join(two, ".kiln", "secret"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the secret made for the second folder: %v, mode %v; want 0600", err, fi.Mode().Perm())
+	}
+	again := sensitive(decideWith(t, openDecider(t, two), "exec.a", map[string]string{"exec.up": c.upstream}))
+	if !cmp.Equal(second, again) {
+		t.Errorf("the same state folder hashed the value differently the second time: %q, %q", second, again)
+	}
 }
 
 // keyOf computes exec.a's key for a case in a fresh folder.

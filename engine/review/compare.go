@@ -49,6 +49,9 @@ func Compare(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.StateDir == "" {
+		o.StateDir = filepath.Join(pipelineFolder(abs), ".kiln")
+	}
 	oldRev, err := repo.revision(ctx, o.Old)
 	if err != nil {
 		return nil, err
@@ -84,9 +87,6 @@ func Compare(ctx context.Context, o Options) (*Report, error) {
 		r.Files = append(r.Files, filepath.ToSlash(filepath.Join(newSide.folderRel(rel), f)))
 	}
 	stateDir := o.StateDir
-	if stateDir == "" {
-		stateDir = filepath.Join(pipelineFolder(abs), ".kiln")
-	}
 	if err := r.estimate(newSide, stateDir); err != nil {
 		return nil, err
 	}

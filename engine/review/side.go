@@ -48,7 +48,10 @@ func (e *LoadError) Error() string {
 // static key lines of every node. rename rewrites the paths of a
 // materialised tree in messages to what the user knows (nil keeps them).
 func loadSide(rev Revision, path string, o *Options, stat *hash.StatCache, rename func(string) string) (*side, error) {
-	p, diags := config.Load(path, config.Options{Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles, Env: o.Env, RecordReads: true})
+	// Every side uses the pipeline's own state folder, whose secret keys
+	// the hash of sensitive values: the sides' key lines compare, and they
+	// read as plan and explain show them.
+	p, diags := config.Load(path, config.Options{Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles, Env: o.Env, RecordReads: true, StateDir: o.StateDir})
 	if !diags.HasErrors() {
 		dag, d := plan.BuildDAG(p)
 		diags = append(diags, d...)

@@ -6,14 +6,15 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/config"
-	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // VariableChange is a pipeline variable whose value differs between the
 // two versions (a changed default, or one declared or removed). Values are
-// JSON; a sensitive value is shown as "(sensitive HASH)", as in keys.
+// JSON; a sensitive value is shown as "(sensitive HASH)", as in keys (a
+// hash keyed with the state folder's secret).
 type VariableChange struct {
 	Name string `json:"name"`
 	Old  string `json:"old"` // "(undeclared)" when only the new version has it
@@ -24,6 +25,9 @@ const undeclared = "(undeclared)"
 
 // variableChanges lists the variables whose resolved values differ, by name.
 func variableChanges(old, cur *config.Pipeline) []VariableChange {
+	// Sensitive values are shown as key lines show them: hashed with the
+	// state folder's secret, which both sides share.
+	secret := state.SecretOf(cur.StateDir)
 	names := map[string]bool{}
 	for n := range old.Variables {
 		names[n] = true
@@ -33,7 +37,7 @@ func variableChanges(old, cur *config.Pipeline) []VariableChange {
 	}
 	out := []VariableChange{}
 	for _, n := range slices.Sorted(maps.Keys(names)) {
-		o, c := variableText(old.Variables[n]), variableText(cur.Variables[n])
+		o, c := variableText(old.Variables[n], secret), variableText(cur.Variables[n], secret)
 		if o == c {
 			continue
 		}
@@ -47,7 +51,7 @@ func variableChanges(old, cur *config.Pipeline) []VariableChange {
 
 // variableText is a variable's value as JSON; a sensitive one is only its
 // short hash, as key lines write it, so a change is reported but not shown.
-func variableText(v *config.Variable) string {
+func variableText(v *config.Variable, secret *state.Secret) string {
 	if v == nil {
 		return undeclared
 	}
@@ -63,7 +67,11 @@ func variableText(v *config.Variable) string {
 		return "(cannot encode)"
 	}
 	if v.Sensitive {
-		return "(sensitive " + hash.Bytes(b).Short() + ")"
+		sum, err := secret.Sum(b)
+		if err != nil {
+			return "(sensitive)"
+		}
+		return "(sensitive " + sum + ")"
 	}
 	return string(b)
 }

@@ -28,7 +28,8 @@
 // (default 60s) or the engine cancels ctx; only the hub's small listing
 // answer must arrive within stall_timeout as a whole. max_bytes bounds each url
 // download, the sum of a repo's files, and what an archive unpacks to
-// (Fetch.MaxExtractBytes when max_bytes is 0; entries by Fetch.MaxFiles).
+// (without max_bytes: 100 times the archive's size, at least 4 GiB, so a
+// compression bomb cannot fill the disk; entries by Fetch.MaxFiles).
 // Extraction refuses absolute names, "..", writing through a symlink and
 // symlinks resolving outside the output folder.
 //

@@ -28,8 +28,9 @@ func archiveFormat(name string) (string, error) {
 
 // extractLimits bound what an archive may unpack to.
 type extractLimits struct {
-	maxBytes int64 // total bytes of the files written
-	maxFiles int   // entries of any type
+	maxBytes int64  // total bytes of the files written
+	maxFiles int    // entries of any type
+	setting  string // where maxBytes comes from and how to raise it, for the error
 }
 
 // extractArchive unpacks the archive file src of the given format into dst.
@@ -156,7 +157,7 @@ func (x *extractor) file(rel string, r io.Reader, mode os.FileMode) error {
 		return fmt.Errorf("write %q: %w", rel, err)
 	}
 	if x.lim.maxBytes > 0 && x.written > x.lim.maxBytes {
-		return fmt.Errorf("the archive unpacks to more than %d bytes (max_bytes); raise max_bytes if it is right", x.lim.maxBytes)
+		return fmt.Errorf("the archive unpacks to more than %d bytes (%s)", x.lim.maxBytes, x.lim.setting)
 	}
 	return nil
 }

@@ -224,7 +224,28 @@ func TestExtractLimits(t *testing.T) {
 		if err == nil {
 			t.Fatal("Build unpacked past max_bytes")
 		}
-		contains(t, "error", err.Error(), "more than 100000 bytes")
+		contains(t, "error", err.Error(), "more than 100000 bytes", "max_bytes = 100000")
+	})
+	// Without max_bytes, an archive unpacks to at most 100 times its size
+	// (or a floor, here lowered to keep the test small): a bomb of
+	// repeated bytes, a few hundred bytes compressed, is refused, and the
+	// error names the setting that lets a real archive through.
+	t.Run("default relative to the download", func(t *testing.T) {
+		archive := tarGz(t, []entry{{name: "zeros", body: strings.Repeat("0", 4<<20)}})
+		f, kb := serveArchive(t, "bomb.tgz", archive, "")
+		f.ExtractFloor = 1 << 20
+		_, err := build(t, f, kb.b)
+		if err == nil {
+			t.Fatalf("Build unpacked a %d-byte archive to 4 MiB", len(archive))
+		}
+		contains(t, "error", err.Error(), fmt.Sprintf("more than %d bytes", 1<<20), "100 times", "set max_bytes in")
+	})
+	t.Run("default fits a real archive", func(t *testing.T) {
+		archive := tarGz(t, []entry{{name: "zeros", body: strings.Repeat("0", 4<<20)}})
+		f, kb := serveArchive(t, "data.tgz", archive, "")
+		if _, err := build(t, f, kb.b); err != nil {
+			t.Fatalf("Build refused 4 MiB under the 4 GiB floor: %v", err)
+		}
 	})
 	t.Run("default bytes", func(t *testing.T) {
 		archive := zipBytes(t, []entry{{name: "a", body: big}})

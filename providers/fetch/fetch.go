@@ -18,7 +18,12 @@ var _ kind.Kind = (*Fetch)(nil)
 const (
 	DefaultProgressInterval = time.Second
 	DefaultMaxFiles         = 1_000_000
-	DefaultMaxExtractBytes  = 256 << 30 // 256 GiB
+	// An archive of a node without max_bytes unpacks to at most
+	// DefaultExtractRatio times its own size, or DefaultExtractFloor,
+	// whichever is larger: a real data set fits, a compression bomb does
+	// not fill the disk.
+	DefaultExtractRatio = 100
+	DefaultExtractFloor = 4 << 30 // 4 GiB
 )
 
 // Fetch is the fetch node kind. The zero value is ready to use; New returns one.
@@ -35,8 +40,12 @@ type Fetch struct {
 	// MaxFiles bounds the entries of an extracted archive.
 	MaxFiles int
 	// MaxExtractBytes bounds the bytes an archive may unpack to when the
-	// node sets no max_bytes.
+	// node sets no max_bytes; zero means DefaultExtractRatio times the
+	// archive's size, at least ExtractFloor.
 	MaxExtractBytes int64
+	// ExtractFloor is the least of that default bound; zero means
+	// DefaultExtractFloor.
+	ExtractFloor int64
 }
 
 // New returns the fetch kind with default settings.

@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/kilnbuild/kiln/engine/kind"
@@ -49,9 +50,9 @@ func (f *Fetch) buildPlain(ctx context.Context, b *kind.Build, c *config) (*kind
 	exported := filepath.Join(b.Out, c.filename)
 	if c.extract {
 		format, _ := archiveFormat(c.filename) // checked when decoding
-		lim := extractLimits{maxBytes: c.maxBytes, maxFiles: f.maxFiles()}
+		lim := extractLimits{maxBytes: c.maxBytes, maxFiles: f.maxFiles(), setting: fmt.Sprintf("max_bytes = %d, set on %s", c.maxBytes, b.Addr)}
 		if lim.maxBytes == 0 {
-			lim.maxBytes = f.maxExtractBytes()
+			lim.maxBytes, lim.setting = f.maxExtractBytes(p.path, b.Addr.String())
 		}
 		if err := extractArchive(p.path, format, b.Dir, lim, b.Log); err != nil {
 			if c.checksum == "" {
@@ -83,9 +84,20 @@ func warnUnpinned(b *kind.Build, url, sum string) {
 	fmt.Fprintf(b.Log, "WARNING:     checksum = \"sha256:%s\"\n", sum)
 }
 
-func (f *Fetch) maxExtractBytes() int64 {
+// maxExtractBytes is how much the archive at path may unpack to when the
+// node sets no max_bytes, and how the limit came about, for the error.
+func (f *Fetch) maxExtractBytes(path, addr string) (int64, string) {
+	advice := "if the archive is right, set max_bytes in " + addr + " to what it unpacks to"
 	if f.MaxExtractBytes > 0 {
-		return f.MaxExtractBytes
+		return f.MaxExtractBytes, fmt.Sprintf("kiln's limit for archives without max_bytes; %s", advice)
 	}
-	return DefaultMaxExtractBytes
+	floor := f.ExtractFloor
+	if floor <= 0 {
+		floor = DefaultExtractFloor
+	}
+	var size int64
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
+	}
+	return max(DefaultExtractRatio*size, floor), fmt.Sprintf("the default limit: %d times the %d-byte download, at least %d bytes; %s", DefaultExtractRatio, size, floor, advice)
 }

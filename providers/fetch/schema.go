@@ -40,7 +40,7 @@ fetch "qwen" {
 		{Name: "extract", Type: cty.Bool, DefaultDoc: "false", Key: schema.KeyValue,
 			Doc:     "Unpack the archive into the output folder instead of keeping the file; path then names the folder.",
 			Example: `true`},
-		{Name: "max_bytes", Type: cty.Number, DefaultDoc: "no limit (archives unpack to at most 256 GiB)", Key: schema.KeyValue,
+		{Name: "max_bytes", Type: cty.Number, DefaultDoc: "no limit (an archive unpacks to at most 100 times its size, or 4 GiB if that is more)", Key: schema.KeyValue,
 			Doc:     "The most bytes a download may have (for a huggingface block, all its files together) and an archive may unpack to; more fails the node and deletes the partial file.",
 			Example: `20e9`},
 		{Name: "stall_timeout", Type: cty.String, DefaultDoc: schema.DurationText(defaultStallTimeout), Key: schema.KeyValue,
