@@ -8,6 +8,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -40,7 +41,7 @@ func (w *Workspace) checkInScratch(ctx context.Context, pl *plan.Plan, named map
 		}
 		switch {
 		case why != "":
-		case dec.Kind.Name() == "service":
+		case kind.IsService(dec.Kind):
 			why = "a service is a running process, not a build"
 		case w.writesInPlace(n.Addr):
 			why = "it writes in-place outputs, which a scratch build would write into the pipeline folder"

@@ -61,7 +61,7 @@ func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroy
 	}
 	want := func(a addr.Node) bool {
 		if len(targets) == 0 {
-			return a.Kind == "service"
+			return kind.IsService(w.Pipeline.Kinds[a.Kind])
 		}
 		for _, t := range targets {
 			if t == a || !t.Key.Set && t == a.Block() {

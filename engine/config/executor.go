@@ -143,7 +143,7 @@ func (p *Pipeline) decodeScaleOut() hcl.Diagnostics {
 // names the only Slurm executor (or the default one); with no executor
 // block at all it is a Slurm executor with Slurm's defaults.
 func (p *Pipeline) resolveExecutor(n *Node, said string, rng *hcl.Range) hcl.Diagnostics {
-	_, portable := n.Block.Kind.(kind.Portable)
+	portable := kind.IsPortable(n.Block.Kind)
 	if said == "" {
 		if p.DefaultExecutor != "" && portable {
 			n.Meta.Executor = p.DefaultExecutor

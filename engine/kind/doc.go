@@ -8,9 +8,17 @@
 // particular to it: the schema of its own attributes (Spec), the attributes it
 // exports to other nodes, and how it builds, verifies, probes or stops.
 //
-// Optional behaviour is expressed as small interfaces a Kind may implement
-// (Prober, Verifier, KeyFiles, Service), after io.WriterTo and friends: the
-// engine asks with a type assertion and falls back to a generic default.
+// Optional behaviour is expressed as small interfaces a Kind may implement,
+// after io.WriterTo and friends: the engine asks with a type assertion and
+// falls back to a generic default. They are Prober (reads the machine at plan
+// time), Verifier (checks its own results for drift), KeyFiles (files whose
+// contents enter the key), Service (the result is a running process),
+// Pinner and PinResolver (values kiln.lock.hcl keeps), Portable (builds in
+// a Slurm job), Shareable (results may go through a remote cache), Checker
+// (errors visible in the configuration alone), Documented (its schema as
+// data, for kiln help) and ProgramRunner (the program it runs is found and
+// keyed at plan time). IsService, IsPortable and IsShareable answer for a
+// Kind; the engine never asks a kind's Name what it can do.
 //
 // Kinds never print. They write a node's output to Build.Log and report facts
 // through return values; the engine renders them.

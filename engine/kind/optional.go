@@ -43,10 +43,19 @@ type KeyFiles interface {
 	KeyFiles(n *Node) []string
 }
 
-// Service is implemented by kinds whose result is a running process.
+// Service is implemented by kinds whose result is a running process, which
+// outlives the apply that started it: it is started (^) rather than built,
+// never restored from the store or rebuilt for a check, and kiln destroy
+// stops it.
 type Service interface {
 	// Stop ends the process a build started.
 	Stop(ctx context.Context, n *Node, rec *Record) error
+}
+
+// IsService reports whether k's result is a running process (a Service).
+func IsService(k Kind) bool {
+	_, ok := k.(Service)
+	return ok
 }
 
 // Pinner is implemented by kinds whose configuration may leave a value to be
@@ -89,6 +98,12 @@ type Portable interface {
 	Portable() bool
 }
 
+// IsPortable reports whether k implements Portable and says it is.
+func IsPortable(k Kind) bool {
+	p, ok := k.(Portable)
+	return ok && p.Portable()
+}
+
 // Shareable is implemented by kinds whose result is the files of their
 // output folder and nothing of the host that built it beyond what the key
 // holds, so a remote cache may hand it to another host. Services, hosts and
@@ -96,6 +111,12 @@ type Portable interface {
 // their own absolute path (a virtualenv) is not either.
 type Shareable interface {
 	Shareable() bool
+}
+
+// IsShareable reports whether k implements Shareable and says it is.
+func IsShareable(k Kind) bool {
+	s, ok := k.(Shareable)
+	return ok && s.Shareable()
 }
 
 // Checker is implemented by kinds that can tell from the configuration

@@ -242,7 +242,7 @@ func (d *Decider) decideUnknown(dec *Decision, in keyInputs, pending []addr.Node
 		}
 	}
 	run := Rebuild
-	if dec.Kind.Name() == "service" {
+	if kind.IsService(dec.Kind) {
 		run = Start
 	}
 	if !rec.Good() {
@@ -298,7 +298,7 @@ func OwnChanges(recorded, cur []string, waiting map[int]string) []Reason {
 func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 	rec := dec.Record
 	n := dec.Node
-	service := dec.Kind.Name() == "service"
+	service := kind.IsService(dec.Kind)
 	run := Rebuild
 	if service {
 		run = Start

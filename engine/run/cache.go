@@ -27,8 +27,7 @@ type CacheOptions struct {
 // cache: its kind is shareable (never a service, host or toolchain) and
 // the node does not say cache = false.
 func Cacheable(n *config.Node) bool {
-	s, ok := n.Block.Kind.(kind.Shareable)
-	return ok && s.Shareable() && !n.Meta.NoCache
+	return kind.IsShareable(n.Block.Kind) && !n.Meta.NoCache
 }
 
 // remoteCache is an apply's use of a remote cache: pulls before a node

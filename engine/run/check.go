@@ -8,6 +8,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 )
 
@@ -90,7 +91,7 @@ func skipReason(dec *plan.Decision, named bool) string {
 	switch {
 	case !dec.Record.Good():
 		return "never built"
-	case dec.Kind.Name() == "service":
+	case kind.IsService(dec.Kind):
 		return "a service is a running process, not a build"
 	case len(dec.Record.Outputs) > 0:
 		return "it writes in-place outputs, which a rebuild would overwrite"

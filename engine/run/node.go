@@ -95,7 +95,7 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 	st := d.Store
 	unlock := st.LockKey(dec.Key)
 	defer unlock()
-	service := dec.Kind.Name() == "service"
+	service := kind.IsService(dec.Kind)
 	if dec.Action == plan.Rebuild || dec.Action == plan.Create || dec.Action == plan.Repair {
 		// Another node with the same key may have built, or repaired, the
 		// entry meanwhile; restore verifies the stored digest, so a result
@@ -203,7 +203,7 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 	}
 	res.LogTail = nil
 	res.Outcome = Built
-	if dec.Kind.Name() == "service" {
+	if kind.IsService(dec.Kind) {
 		res.Outcome = Started
 	}
 	if m, ok := a.mismatches.LoadAndDelete(n.Addr); ok {
