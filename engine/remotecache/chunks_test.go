@@ -35,7 +35,7 @@ func TestChunkedFileRoundTrip(t *testing.T) {
 	big := bigContent()
 	src := tree(t, map[string]string{"w.bin": big, "copy.bin": big, "small": "s"})
 	rec := recordOf(t, key, src)
-	up, err := newClient(t, srv.URL).Push(context.Background(), src, rec)
+	up, err := newClient(t, srv.URL).Push(context.Background(), src, rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,11 @@ import (
 // blob the server already has (HEAD answers 200) is not sent again. Each
 // file is streamed from disk and hashed on the way: a file that no longer
 // matches rec stops the push before the record is written, so the cache
-// never serves a record for a tree it does not hold.
-func (c *Client) Push(ctx context.Context, dir string, rec *Record) (Transfer, error) {
+// never serves a record for a tree it does not hold. progress, when not
+// nil, is called with the bytes dealt with so far (sent, or found on the
+// server) and the bytes of all the blobs to push, first before any is sent
+// and then as blobs complete.
+func (c *Client) Push(ctx context.Context, dir string, rec *Record, progress func(done, total int64)) (Transfer, error) {
 	var t Transfer
 	if rec.Format == "" {
 		rec.Format = Format
@@ -52,7 +55,14 @@ func (c *Client) Push(ctx context.Context, dir string, rec *Record) (Transfer, e
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var blobs, skipped, sent atomic.Int64
+	var total int64
+	for _, b := range jobs {
+		total += b.size
+	}
+	if progress != nil {
+		progress(0, total)
+	}
+	var blobs, skipped, sent, handled atomic.Int64
 	var errOnce sync.Once
 	var firstErr error
 	work := make(chan blob)
@@ -70,6 +80,9 @@ func (c *Client) Push(ctx context.Context, dir string, rec *Record) (Transfer, e
 					sent.Add(b.size)
 				} else {
 					skipped.Add(1)
+				}
+				if done := handled.Add(b.size); progress != nil {
+					progress(done, total)
 				}
 			}
 		})

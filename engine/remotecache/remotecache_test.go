@@ -109,7 +109,18 @@ func TestPushLookupFetch(t *testing.T) {
 	if _, err := c.Lookup(ctx, key); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Lookup before push: %v, want ErrNotFound", err)
 	}
-	up, err := c.Push(ctx, src, rec)
+	var mu sync.Mutex
+	most := int64(0)
+	up0 := int64(len(sample["data/a.bin"]) + 6 + 18 + 3 + 2)
+	progress := func(done, total int64) {
+		mu.Lock()
+		if total != up0 {
+			t.Errorf("push total %d, want %d", total, up0)
+		}
+		most = max(most, done)
+		mu.Unlock()
+	}
+	up, err := c.Push(ctx, src, rec, progress)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +128,16 @@ func TestPushLookupFetch(t *testing.T) {
 	if diff := cmp.Diff(Transfer{Files: 8, Blobs: 6, Bytes: int64(len(sample["data/a.bin"]) + 6 + 18 + 3 + 2)}, up); diff != "" {
 		t.Errorf("first push (-want +got):\n%s", diff)
 	}
-	again, err := c.Push(ctx, src, rec)
+	if most != up.Bytes {
+		t.Errorf("the push reported %d bytes done at most, want all %d", most, up.Bytes)
+	}
+	most = 0
+	again, err := c.Push(ctx, src, rec, progress)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if most != up.Bytes {
+		t.Errorf("a push of blobs the server has reported %d bytes done at most, want all %d", most, up.Bytes)
 	}
 	if diff := cmp.Diff(Transfer{Files: 8, Skipped: 6}, again); diff != "" {
 		t.Errorf("second push sends blobs the server has (-want +got):\n%s", diff)
@@ -162,7 +180,7 @@ func TestCorruptBlobsAreRefused(t *testing.T) {
 	c := newClient(t, srv.URL)
 	src := tree(t, map[string]string{"weights.bin": strings.Repeat("w", 4096), "config.json": "{}"})
 	rec := recordOf(t, key, src)
-	if _, err := c.Push(context.Background(), src, rec); err != nil {
+	if _, err := c.Push(context.Background(), src, rec, nil); err != nil {
 		t.Fatal(err)
 	}
 	blob := srv.BlobPath(hash.Bytes([]byte(strings.Repeat("w", 4096))).String())
@@ -207,7 +225,7 @@ func TestUnreachable(t *testing.T) {
 		t.Fatalf("Lookup with the server down: %v, want *UnreachableError", err)
 	}
 	src := tree(t, map[string]string{"a": "a"})
-	if _, err := c.Push(context.Background(), src, recordOf(t, key, src)); !errors.As(err, &ue) {
+	if _, err := c.Push(context.Background(), src, recordOf(t, key, src), nil); !errors.As(err, &ue) {
 		t.Fatalf("Push with the server down: %v, want *UnreachableError", err)
 	}
 }
@@ -271,7 +289,7 @@ func TestDroppedConnectionResumes(t *testing.T) {
 	content := strings.Repeat("0123456789", 50000)
 	src := tree(t, map[string]string{"big": content})
 	rec := recordOf(t, key, src)
-	if _, err := newClient(t, srv.URL).Push(context.Background(), src, rec); err != nil {
+	if _, err := newClient(t, srv.URL).Push(context.Background(), src, rec, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, ignoreRange := range []bool{false, true} {
@@ -315,7 +333,7 @@ func TestParallelIsBounded(t *testing.T) {
 	p, u := startProxy(t, srv.URL, nil)
 	c := newClient(t, u)
 	c.Parallel = 3
-	if _, err := c.Push(context.Background(), src, rec); err != nil {
+	if _, err := c.Push(context.Background(), src, rec, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Fetch(context.Background(), rec, t.TempDir(), nil); err != nil {

@@ -65,6 +65,9 @@ type Progress struct {
 
 	mu      sync.Mutex
 	running map[addr.Node]*nodeStatus
+	// uploads are the results being pushed to a remote cache after their
+	// node finished, by address.
+	uploads map[string]*upload
 	done    int
 	failed  int
 	started time.Time
@@ -90,6 +93,7 @@ const maxShown = 8
 // Start begins the live status, or the heartbeat without a terminal.
 func (p *Progress) Start() {
 	p.running = map[addr.Node]*nodeStatus{}
+	p.uploads = map[string]*upload{}
 	if p.Now == nil {
 		p.Now = time.Now
 	}
@@ -233,9 +237,29 @@ func (p *Progress) Downloaded(address string, done, total int64) {
 	p.Transfer(address, Download, done, total)
 }
 
-// Uploaded is Transfer of an upload.
-func (p *Progress) Uploaded(address string, done, total int64) {
-	p.Transfer(address, Upload, done, total)
+// Upload shows a result being pushed to a remote cache after its node
+// finished (run.Uploads): bytes, rate and ETA, drawn as a running node's
+// transfer is.
+func (p *Progress) Upload(address string, done, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u := p.uploads[address]
+	if u == nil {
+		now := p.Now()
+		u = &upload{address: address, since: now, shown: now, xfer: &transfer{dir: Upload, first: now, firstDone: done}}
+		p.uploads[address] = u
+	}
+	u.xfer.done, u.xfer.total = done, total
+}
+
+// UploadDone ends the display of a push (run.Uploads).
+func (p *Progress) UploadDone(address string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.uploads, address)
+	if p.TTY {
+		p.redraw()
+	}
 }
 
 func (p *Progress) Finished(r run.NodeResult) {
@@ -310,7 +334,7 @@ func (p *Progress) line(owner *addr.Node, s string) {
 }
 
 // heartbeats says, without a terminal, which nodes have been silent for a
-// Heartbeat, and what they are doing.
+// Heartbeat, and what they are doing; the same for pushes to a cache.
 func (p *Progress) heartbeats() {
 	now := p.Now()
 	for _, a := range p.runningOrder() {
@@ -321,6 +345,22 @@ func (p *Progress) heartbeats() {
 			p.lastOwner, p.lastRun = addr.Node{}, 0
 		}
 	}
+	for _, address := range p.uploadOrder() {
+		u := p.uploads[address]
+		if now.Sub(u.shown) >= p.Heartbeat {
+			fmt.Fprintf(p.W, "%s %s\n", now.Format("15:04:05"), u.heartbeat(now))
+			u.shown = now
+		}
+	}
+}
+
+func (p *Progress) uploadOrder() []string {
+	out := make([]string, 0, len(p.uploads))
+	for a := range p.uploads {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (p *Progress) runningOrder() []addr.Node {
@@ -367,7 +407,7 @@ func (p *Progress) redraw() {
 		return
 	}
 	p.clear()
-	if len(p.running) == 0 {
+	if len(p.running) == 0 && len(p.uploads) == 0 {
 		return
 	}
 	now := p.Now()
@@ -376,7 +416,7 @@ func (p *Progress) redraw() {
 		fmt.Fprintln(p.W, s)
 		p.drawn = append(p.drawn, w)
 	}
-	put(headerLine(p.done, p.Total, len(p.running), p.failed, now.Sub(p.started), cols, p.Colors))
+	put(headerLine(p.done, p.Total, len(p.running), len(p.uploads), p.failed, now.Sub(p.started), cols, p.Colors))
 	addrs := p.runningOrder()
 	for i, a := range addrs {
 		if i == maxShown {
@@ -385,6 +425,14 @@ func (p *Progress) redraw() {
 			break
 		}
 		put(statusLine(p.running[a], now, cols, p.Colors))
+	}
+	for i, address := range p.uploadOrder() {
+		if i == maxShown {
+			s := fit(fmt.Sprintf("  … and %d more uploading", len(p.uploads)-maxShown), cols)
+			put(s, textWidth(s))
+			break
+		}
+		put(p.uploads[address].line(now, cols, p.Colors))
 	}
 	p.drawnCols = cols + 1
 }

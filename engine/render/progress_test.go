@@ -31,6 +31,7 @@ func testProgress(tty bool) (*Progress, *bytes.Buffer, *fakeClock) {
 	clk := newClock()
 	p := &Progress{W: &out, TTY: tty, Now: clk.now, Total: 4}
 	p.running = map[addr.Node]*nodeStatus{}
+	p.uploads = map[string]*upload{}
 	p.started = clk.now()
 	p.Heartbeat = DefaultHeartbeat
 	return p, &out, clk
@@ -199,5 +200,36 @@ func TestPlainText(t *testing.T) {
 	}
 	if got := fit("日本語のログ", 7); got != "日本語…" || textWidth(got) > 7 {
 		t.Errorf("fit of wide characters = %q (%d columns)", got, textWidth(got))
+	}
+}
+
+// TestUploadsShown: a result pushed to a remote cache after its node
+// finished has a line of its own in the status until the push ends, and a
+// heartbeat without a terminal.
+func TestUploadsShown(t *testing.T) {
+	p, out, clk := testProgress(true)
+	p.Width = func() int { return 100 }
+	p.Upload("exec.train", 0, 300<<20)
+	clk.add(10 * time.Second)
+	p.Upload("exec.train", 100<<20, 300<<20)
+	p.redraw()
+	screen := escapes.ReplaceAllString(out.String(), "")
+	for _, want := range []string{"0/4 nodes done, 0 running, 1 uploading", "  ↑ exec.train  0:10  up 100.0 MiB of 300.0 MiB 33%, 10.0 MiB/s  ETA 0:20"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("status lacks %q:\n%s", want, screen)
+		}
+	}
+	p.UploadDone("exec.train")
+	if len(p.drawn) != 0 {
+		t.Errorf("the status still draws %d lines after the push ended", len(p.drawn))
+	}
+
+	p, out, clk = testProgress(false)
+	p.Upload("exec.train", 0, 300<<20)
+	clk.add(40 * time.Second)
+	p.Upload("exec.train", 200<<20, 300<<20)
+	p.heartbeats()
+	if got, want := out.String(), "03:04:45 exec.train still uploading to the remote cache (40s, up 200.0 MiB of 300.0 MiB 66%, 5.0 MiB/s, ETA 20s)\n"; got != want {
+		t.Errorf("heartbeat:\n got %q\nwant %q", got, want)
 	}
 }

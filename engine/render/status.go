@@ -142,8 +142,11 @@ func statusLine(n *nodeStatus, now time.Time, cols int, c Colors) (string, int) 
 
 // headerLine is the first line of the live status: "3/12 nodes done, 2
 // running, 1 failed  0:42".
-func headerLine(done, total, running, failed int, took time.Duration, cols int, c Colors) (string, int) {
+func headerLine(done, total, running, uploading, failed int, took time.Duration, cols int, c Colors) (string, int) {
 	s := fmt.Sprintf("%d/%d nodes done, %d running", done, max(total, done+running), running)
+	if uploading > 0 {
+		s += fmt.Sprintf(", %d uploading", uploading)
+	}
 	if failed > 0 {
 		s += fmt.Sprintf(", %d failed", failed)
 	}
@@ -171,4 +174,35 @@ func heartbeatText(n *nodeStatus, now time.Time) string {
 		facts = append(facts, "ETA "+round(eta.Round(time.Second)))
 	}
 	return fmt.Sprintf("%s still running (%s)", n.addr, strings.Join(facts, ", "))
+}
+
+// upload is a result being pushed to a remote cache after its node
+// finished.
+type upload struct {
+	address string
+	since   time.Time
+	shown   time.Time // the last line about it without a terminal
+	xfer    *transfer
+}
+
+// line is the upload's line of the live status: "↑ ADDR  ELAPSED  up 1.2
+// GiB of 3.0 GiB 40%, 50.0 MiB/s  ETA 0:30".
+func (u *upload) line(now time.Time, cols int, c Colors) (string, int) {
+	n := nodeStatus{since: u.since, xfer: u.xfer}
+	parts := []string{u.address, clock(now.Sub(u.since)), transferText(u.xfer, now)}
+	if eta, ok := n.eta(now); ok {
+		parts = append(parts, "ETA "+clock(eta))
+	}
+	s := fit("  ↑ "+strings.Join(parts, "  "), cols)
+	return c.dim(s), textWidth(s)
+}
+
+// heartbeat says, without a terminal, how far the upload got.
+func (u *upload) heartbeat(now time.Time) string {
+	n := nodeStatus{since: u.since, xfer: u.xfer}
+	facts := []string{round(now.Sub(u.since).Round(time.Second)), transferText(u.xfer, now)}
+	if eta, ok := n.eta(now); ok {
+		facts = append(facts, "ETA "+round(eta.Round(time.Second)))
+	}
+	return fmt.Sprintf("%s still uploading to the remote cache (%s)", u.address, strings.Join(facts, ", "))
 }

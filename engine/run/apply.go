@@ -127,6 +127,9 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	a.vals = plan.NewValues()
 	a.slurm = newSlurmExec(a.Decider.Pipeline.StateDir, a.Options.Slurm)
 	a.cache = newRemoteCache(a.Options.Cache, a.note)
+	if u, ok := a.Options.Hooks.(Uploads); ok && a.cache != nil {
+		a.cache.uploads = u
+	}
 	a.tasks = make([]*applyTask, len(tasks))
 	for t, v := range verts {
 		tasks[t].Priority = prio[t]

@@ -34,8 +34,9 @@ func Cacheable(n *config.Node) bool {
 // would run, pushes in the background after it built. Once the server
 // could not be reached it is not asked again in this apply.
 type remoteCache struct {
-	opts  CacheOptions
-	notes func(a addr.Node, msg string)
+	opts    CacheOptions
+	notes   func(a addr.Node, msg string)
+	uploads Uploads // shows the pushes; may be nil
 
 	mu   sync.Mutex
 	down bool
@@ -141,7 +142,13 @@ func (c *remoteCache) push(n *config.Node, rec *state.Record, dir string, stat *
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Hour)
 		defer cancel()
-		if _, err := c.opts.Client.Push(ctx, dir, r); err != nil {
+		var progress func(done, total int64)
+		if u := c.uploads; u != nil {
+			address := n.Addr.String()
+			defer u.UploadDone(address)
+			progress = func(done, total int64) { u.Upload(address, done, total) }
+		}
+		if _, err := c.opts.Client.Push(ctx, dir, r, progress); err != nil {
 			var ue *remotecache.UnreachableError
 			if errors.As(err, &ue) {
 				c.unreachable(n.Addr, err)

@@ -80,6 +80,15 @@ type ByteCounter interface {
 	Bytes(addr string, done, total int64)
 }
 
+// Uploads is implemented by hooks that show the pushes of results to a
+// remote cache, which go on in the background after their node finished:
+// Upload reports the bytes dealt with so far and the total, and
+// UploadDone the end of the push, whether it succeeded or not.
+type Uploads interface {
+	Upload(addr string, done, total int64)
+	UploadDone(addr string)
+}
+
 // NoHooks ignores everything.
 type NoHooks struct{}
 
@@ -122,6 +131,25 @@ func (t Tee) Status(a addr.Node, status string) {
 	for _, h := range t {
 		if s, ok := h.(Statuses); ok {
 			s.Status(a, status)
+		}
+	}
+}
+
+// Upload passes a push's progress on to each of hooks that shows uploads.
+func (t Tee) Upload(addr string, done, total int64) {
+	for _, h := range t {
+		if u, ok := h.(Uploads); ok {
+			u.Upload(addr, done, total)
+		}
+	}
+}
+
+// UploadDone passes the end of a push on to each of hooks that shows
+// uploads.
+func (t Tee) UploadDone(addr string) {
+	for _, h := range t {
+		if u, ok := h.(Uploads); ok {
+			u.UploadDone(addr)
 		}
 	}
 }
