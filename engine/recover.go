@@ -24,59 +24,74 @@ type Recovered struct {
 // SIGTERM and SIGKILL.
 const recoverGrace = 10 * time.Second
 
-// recoverRuns settles the runs a dead apply left unended: it stops their
-// processes — before anything new starts, so a leftover never races a new
-// run for a port, a device or an in-place output — and then removes their
-// folders, or, for a resumable node, records the folder to resume in. A run
-// whose result was committed before the apply died keeps its folder. The
-// caller holds the apply lock and w; runs is cleared afterwards.
+// recoverRuns settles the runs a dead apply left: it stops the processes
+// of those that never ended — before anything new starts, so a leftover
+// never races a new run for a port, a device or an in-place output — and
+// then removes each run's folder that no record names (the record of a run
+// that ended may not have reached the state), or, for a resumable node,
+// records it as the folder to resume in. It reports the runs that never
+// ended. The caller holds the apply lock and w; runs is cleared afterwards.
 func recoverRuns(store *state.Store, w *state.Writer, runs *state.RunLog, interrupted []state.Interrupted) ([]Recovered, error) {
 	if len(interrupted) == 0 {
 		return nil, nil
 	}
 	var groups []proc.Group
 	var markers []string
-	for _, r := range interrupted {
+	var live []int // indexes of the runs that never ended
+	for i, r := range interrupted {
+		if r.Ended {
+			continue
+		}
+		live = append(live, i)
 		groups = append(groups, r.Groups...)
 		markers = append(markers, "KILN_OUT="+store.RunPath(r.Entry))
 	}
 	// Attribute what runs to each run before stopping everything at once.
 	owner := map[int]int{}
-	for i, r := range interrupted {
-		for _, p := range proc.Survivors(r.Groups, []string{markers[i]}) {
+	for _, i := range live {
+		r := interrupted[i]
+		for _, p := range proc.Survivors(r.Groups, []string{"KILN_OUT=" + store.RunPath(r.Entry)}) {
 			if _, ok := owner[p.PID]; !ok {
 				owner[p.PID] = i
 			}
 		}
 	}
-	stopped, left := proc.StopSurvivors(groups, markers, recoverGrace)
-	out := make([]Recovered, len(interrupted))
+	var stopped, left []proc.Process
+	if len(live) > 0 {
+		stopped, left = proc.StopSurvivors(groups, markers, recoverGrace)
+	}
+	found := make([]Recovered, len(interrupted))
 	for i, r := range interrupted {
-		out[i] = Recovered{Addr: r.Addr, Entry: r.Entry}
+		found[i] = Recovered{Addr: r.Addr, Entry: r.Entry}
 	}
 	for _, p := range stopped {
 		if i, ok := owner[p.PID]; ok {
-			out[i].Stopped = append(out[i].Stopped, p)
+			found[i].Stopped = append(found[i].Stopped, p)
 		}
 	}
 	for _, p := range left {
 		if i, ok := owner[p.PID]; ok {
-			out[i].Left = append(out[i].Left, p)
+			found[i].Left = append(found[i].Left, p)
 		}
 	}
+	var out []Recovered
 	for i, r := range interrupted {
 		switch {
 		case w.Referenced(r.Entry):
-			out[i].Kept = true // its result was committed; only the journal's end was lost
-		case r.Resumable && len(out[i].Left) == 0 && store.Exists(r.Entry):
+			found[i].Kept = true // its record was committed before the apply died
+		case !store.Exists(r.Entry):
+		case r.Resumable && len(found[i].Left) == 0:
 			if err := keepToResume(w, r); err != nil {
 				return out, err
 			}
-			out[i].Kept = true
-		default:
+			found[i].Kept = true
+		case len(found[i].Left) == 0:
 			if err := store.RemoveRun(r.Entry); err != nil {
 				return out, err
 			}
+		}
+		if !r.Ended {
+			out = append(out, found[i])
 		}
 	}
 	if err := runs.Clear(); err != nil {

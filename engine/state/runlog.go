@@ -32,12 +32,15 @@ type RunLog struct {
 	open int // runs begun and not ended
 }
 
-// Interrupted is a run that began and never ended: the kiln running it died.
+// Interrupted is a run of an apply that died: one that began and never
+// ended, or one that ended but whose record may not have reached the state
+// (the state journal is written in batches; a run's end is not).
 type Interrupted struct {
 	Addr      string
 	Entry     string // its run folder, KEY/RUN
 	Resumable bool
 	Groups    []proc.Group // the process groups it started
+	Ended     bool         // none of its processes runs any more
 }
 
 type runLine struct {
@@ -50,8 +53,10 @@ type runLine struct {
 }
 
 // OpenRunLog opens the run journal of the state folder dir, whose apply lock
-// the caller holds, and returns the runs an earlier kiln left unended, in
-// the order they began. The journal keeps them until Clear.
+// the caller holds, and returns the runs an earlier kiln that died left in
+// it, in the order they began. The journal keeps them until Clear. (A
+// journal exists only while an apply runs, or after one died: an apply that
+// finishes removes it.)
 func OpenRunLog(dir string) (*RunLog, []Interrupted, error) {
 	path := filepath.Join(dir, runLogName)
 	data, err := os.ReadFile(path)
@@ -61,7 +66,7 @@ func OpenRunLog(dir string) (*RunLog, []Interrupted, error) {
 	return &RunLog{path: path}, parseRunLog(data), nil
 }
 
-// parseRunLog returns the runs of a journal that began and did not end. A
+// parseRunLog returns the runs of a journal, those that ended marked so. A
 // line that does not decode (torn by a crash) is skipped.
 func parseRunLog(data []byte) []Interrupted {
 	var order []string
@@ -82,7 +87,9 @@ func parseRunLog(data []byte) []Interrupted {
 				r.Groups = append(r.Groups, proc.Group{PGID: e.PGID, Start: e.Start})
 			}
 		case "end":
-			delete(runs, e.Entry)
+			if r := runs[e.Entry]; r != nil {
+				r.Ended = true
+			}
 		}
 	}
 	var out []Interrupted

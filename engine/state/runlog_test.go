@@ -10,8 +10,9 @@ import (
 	"github.com/kilnbuild/kiln/engine/proc"
 )
 
-// TestRunLogFindsUnendedRuns: the runs a dead kiln began and never ended
-// are read back with their process groups; a torn last line is skipped.
+// TestRunLogFindsUnendedRuns: the runs a dead kiln began are read back with
+// their process groups, those that ended marked so; a torn last line is
+// skipped.
 func TestRunLogFindsUnendedRuns(t *testing.T) {
 	dir := t.TempDir()
 	l, left, err := OpenRunLog(dir)
@@ -40,6 +41,7 @@ func TestRunLogFindsUnendedRuns(t *testing.T) {
 	want := []Interrupted{
 		{Addr: `exec.a["x y"]`, Entry: "k1/r1", Groups: []proc.Group{{PGID: 100, Start: 7}, {PGID: 101, Start: 9}}},
 		{Addr: "exec.b", Entry: "k2/r2", Resumable: true, Groups: []proc.Group{{PGID: 200, Start: 8}}},
+		{Addr: "exec.c", Entry: "k3/r3", Ended: true},
 	}
 	if diff := cmp.Diff(want, left); diff != "" {
 		t.Errorf("interrupted runs (-want +got):\n%s", diff)
