@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 )
 
 // Digest is a SHA-256 sum.
@@ -44,4 +45,22 @@ func Lines(lines ...string) Digest {
 	var d Digest
 	h.Sum(d[:0])
 	return d
+}
+
+// FileSum returns the SHA-256 of a file's whole contents, as sha256sum
+// prints it: a download's checksum, a script's content in a key line.
+// File, the digest of a tree's file, differs above ChunkSize.
+func FileSum(path string) (Digest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Digest{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return Digest{}, fmt.Errorf("hash %s: %w", path, err)
+	}
+	var d Digest
+	h.Sum(d[:0])
+	return d, nil
 }

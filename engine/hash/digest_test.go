@@ -1,6 +1,8 @@
 package hash
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,5 +42,23 @@ func TestLines(t *testing.T) {
 	}
 	if got, want := Lines(), Bytes(nil); got != want {
 		t.Errorf("Lines() = %s, want %s", got, want)
+	}
+}
+
+func TestFileSum(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := FileSum(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// sha256sum of "abc".
+	if want := "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"; d.String() != want {
+		t.Errorf("FileSum = %s, want %s", d, want)
+	}
+	if _, err := FileSum(p + ".missing"); !os.IsNotExist(err) {
+		t.Errorf("FileSum of a missing file: %v, want a not-exist error", err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // parseChecksum reads "sha256:HEX" and returns the hex digest in lower case.
@@ -25,23 +27,15 @@ func parseChecksum(s string) (string, error) {
 
 // fileSHA256 is the hex sha256 of a file's contents.
 func fileSHA256(name string) (string, error) {
-	f, err := os.Open(name)
+	d, err := hash.FileSum(name)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", name, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return d.String(), nil
 }
 
 // sha256Hex is the hex sha256 of s.
-func sha256Hex(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
-}
+func sha256Hex(s string) string { return hash.Bytes([]byte(s)).String() }
 
 // gitBlobID is the git object id of a file's contents: the sha1 of
 // "blob SIZE\x00" and the contents, as the hub lists it for files outside LFS.

@@ -2,12 +2,12 @@ package gitrepo
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // mirror is the bare repository that caches one url's objects.
@@ -19,8 +19,7 @@ type mirror struct {
 
 // mirrorPath is where the mirror of url lives under the state folder.
 func mirrorPath(state, url string) string {
-	sum := sha256.Sum256([]byte(url))
-	return filepath.Join(state, "git", hex.EncodeToString(sum[:])[:16]+".git")
+	return filepath.Join(state, "git", hash.Bytes([]byte(url)).String()[:16]+".git")
 }
 
 // lock takes the mirror's flock; every use of the mirror holds it.

@@ -1,12 +1,12 @@
 package gitrepo
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // patchFile is one patch as it enters the digest and is applied.
@@ -29,8 +29,7 @@ func readPatches(root string, paths []string) ([]patchFile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("git_repo patch %s: %w; check the path (relative paths start at the pipeline folder %s)", p, err, root)
 		}
-		sum := sha256.Sum256(b)
-		out = append(out, patchFile{label: patchLabel(root, p), contents: b, sum: hex.EncodeToString(sum[:])})
+		out = append(out, patchFile{label: patchLabel(root, p), contents: b, sum: hash.Bytes(b).String()})
 	}
 	return out, nil
 }

@@ -2,11 +2,11 @@ package gitrepo
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // privateIndex is the index file, inside .git, through which the patched
@@ -35,13 +35,13 @@ func patchedTree(ctx context.Context, g *gitCommand, dir string) (string, error)
 // digestOf is the digest of a checkout: the commit, the patched tree and
 // each patch, as labelled lines.
 func digestOf(sha, tree string, patches []patchFile) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "commit %s\n", sha)
-	fmt.Fprintf(h, "tree %s\n", tree)
+	k := hash.NewKey()
+	k.Add("commit", sha)
+	k.Add("tree", tree)
 	for _, p := range patches {
-		fmt.Fprintf(h, "patch %s %s\n", p.label, p.sum)
+		k.Add("patch", p.label+" "+p.sum)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return k.Sum().String()
 }
 
 // treeChanges describes how tree differs from the recorded one, as

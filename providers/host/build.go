@@ -2,8 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
 )
 
@@ -48,13 +47,13 @@ func (h *Host) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 	}, nil
 }
 
-// digest is the sha256 of the key lines, one "label value" line each.
+// digest is the hash.Key of the key lines, one "label value" line each.
 func digest(lines [][2]string) string {
-	h := sha256.New()
+	k := hash.NewKey()
 	for _, l := range lines {
-		fmt.Fprintf(h, "%s %s\n", l[0], l[1])
+		k.Add(l[0], l[1])
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return k.Sum().String()
 }
 
 // Capacity is the host's resource pools for the scheduler, from its facts

@@ -1,12 +1,12 @@
 package pyenv
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // digestOf is the result's identity: the interpreter's version and the
@@ -14,12 +14,12 @@ import (
 // venvs with the same interpreter and distributions have the same digest
 // wherever they live.
 func digestOf(pythonVersion string, freeze []string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "python %s\n", oneLine(pythonVersion))
+	k := hash.NewKey()
+	k.Add("python", oneLine(pythonVersion))
 	for _, e := range freeze {
-		fmt.Fprintf(h, "freeze %s\n", e)
+		k.Add("freeze", e)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return k.Sum().String()
 }
 
 // oneLine joins the lines of sys.version ("3.11.7 (main, ...)\n[GCC 12]").

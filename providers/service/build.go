@@ -2,8 +2,6 @@ package service
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/zclconf/go-cty/cty"
@@ -89,8 +88,9 @@ func (s *Service) Build(ctx context.Context, b *kind.Build) (*kind.Result, error
 // digest is the service's result identity: its configuration only, so that
 // a restart with the same configuration keeps dependents up to date.
 func digest(configHash string) string {
-	sum := sha256.Sum256([]byte("config " + configHash + "\n"))
-	return hex.EncodeToString(sum[:])
+	k := hash.NewKey()
+	k.Add("config", configHash)
+	return k.Sum().String()
 }
 
 // await polls the readiness probe until it passes, the process exits, the

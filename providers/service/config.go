@@ -1,8 +1,6 @@
 package service
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -11,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -218,6 +217,5 @@ func configHash(v cty.Value) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encoding the service configuration: %w", err)
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return hash.Bytes(b).String(), nil
 }

@@ -3,8 +3,6 @@ package toolchain
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,9 +13,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kilnbuild/kiln/engine/proc"
-
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -130,19 +128,20 @@ func changedVars(before, after map[string]string) map[string]string {
 	return out
 }
 
-// digest is the sha256 of the lines "version X" and "env K=V" (sorted),
-// with the output folder written as $KILN_OUT.
+// digest is the hash.Key of the lines "version X" and "env K=V" (sorted),
+// with the output folder written as $KILN_OUT; a value holding a newline
+// is escaped, so it can never pass for a line of its own.
 func digest(version string, env map[string]string, dir string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "version %s\n", version)
-	for _, k := range sortedKeys(env) {
-		v := env[k]
+	k := hash.NewKey()
+	k.Add("version", version)
+	for _, name := range sortedKeys(env) {
+		v := env[name]
 		if dir != "" {
 			v = strings.ReplaceAll(v, dir, "$KILN_OUT")
 		}
-		fmt.Fprintf(h, "env %s=%s\n", k, v)
+		k.Add("env", name+"="+v)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return k.Sum().String()
 }
 
 func envValue(env map[string]string) cty.Value {

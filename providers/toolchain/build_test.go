@@ -101,6 +101,27 @@ func TestBuildDigestIsStableAcrossOutputFolders(t *testing.T) {
 	}
 }
 
+// A variable's value holding a newline must not read as two variables: the
+// digest's lines are escaped, so ZA="a\nenv ZB=c" and ZA=a, ZB=c differ.
+func TestBuildDigestNewlineCannotForgeALine(t *testing.T) {
+	f := newFakeCANN(t, "8.3.RC1")
+	k := New()
+	forged := `env_extra = { ZA = "a\nenv ZB=c" }`
+	plain := `env_extra = { ZA = "a", ZB = "c" }`
+	var digests []string
+	for _, extra := range []string{forged, plain} {
+		b, log := newBuild(t, node(t, k, f.root, f.hcl(extra)))
+		res, err := k.Build(context.Background(), b)
+		if err != nil {
+			t.Fatalf("Build with %s: %v\nlog:\n%s", extra, err, log)
+		}
+		digests = append(digests, res.Digest)
+	}
+	if digests[0] == digests[1] {
+		t.Errorf("ZA=\"a\\nenv ZB=c\" and ZA=a, ZB=c gave the same digest %s", digests[0])
+	}
+}
+
 func TestBuildFailingSetupScript(t *testing.T) {
 	f := newFakeCANN(t, "8.3.RC1")
 	writeFile(t, f.atb, "echo 'atb: libatb.so missing, reinstall nnal' >&2\nexit 1\n")

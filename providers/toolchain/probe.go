@@ -2,16 +2,13 @@ package toolchain
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"os/exec"
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/proc"
 
 	"github.com/kilnbuild/kiln/engine/addr"
@@ -116,14 +113,9 @@ func (t *Toolchain) readVersion(ctx context.Context, c *config, a addr.Node, dir
 }
 
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	d, err := hash.FileSum(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return d.String(), nil
 }
