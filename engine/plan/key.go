@@ -139,38 +139,8 @@ type pathNormaliser struct {
 
 func (p pathNormaliser) normalise(s string) string {
 	s = markUpstreams(s, p.upstreams)
-	s = replaceFolder(s, p.state, "$KILN_STATE")
-	return replaceFolder(s, p.root, "$KILN_ROOT")
-}
-
-// replaceFolder replaces dir in s where it names that folder: followed by
-// a slash, the end, or a character that cannot continue a file name in
-// a command (so /a/pipe is replaced in /a/pipe/x and "/a/pipe", not in
-// /a/pipe-data).
-func replaceFolder(s, dir, with string) string {
-	if dir == "" || !strings.Contains(s, dir) {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, dir)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		end := i + len(dir)
-		if end == len(s) || !nameChar(s[end]) {
-			b.WriteString(s[:i])
-			b.WriteString(with)
-		} else {
-			b.WriteString(s[:end])
-		}
-		s = s[end:]
-	}
-}
-
-func nameChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+	s = hash.ReplaceFolder(s, p.state, "$KILN_STATE")
+	return hash.ReplaceFolder(s, p.root, "$KILN_ROOT")
 }
 
 // EscapeSubject writes a path as one word of a key line: % and spaces are

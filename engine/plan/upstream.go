@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // How an upstream node enters a key (DESIGN.md §3): its digest on a dep line
@@ -53,7 +55,7 @@ func markUpstreams(s string, ups []upstream) string {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return len(ups[order[a]].out) > len(ups[order[b]].out) })
 	for _, i := range order {
-		s = replaceFolder(s, ups[i].out, markOpen+strconv.Itoa(i)+markClose)
+		s = hash.ReplaceFolder(s, ups[i].out, markOpen+strconv.Itoa(i)+markClose)
 	}
 	return s
 }

@@ -31,36 +31,12 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func normalisePaths(entries []string, state, root string) []string {
 	out := make([]string, len(entries))
 	for i, e := range entries {
-		e = replaceTree(e, state, "$KILN_STATE")
-		e = replaceTree(e, root, "$KILN_ROOT")
+		e = hash.ReplaceFolder(e, state, "$KILN_STATE")
+		e = hash.ReplaceFolder(e, root, "$KILN_ROOT")
 		out[i] = e
 	}
 	slices.Sort(out)
 	return out
-}
-
-// replaceTree replaces dir where it appears as a whole path prefix: followed
-// by "/", the end, or a character that cannot continue a path element.
-func replaceTree(s, dir, token string) string {
-	dir = strings.TrimRight(dir, "/")
-	if dir == "" {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, dir)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		end := i + len(dir)
-		if end == len(s) || strings.ContainsRune("/ \t#\"'", rune(s[end])) {
-			b.WriteString(s[:i] + token)
-		} else {
-			b.WriteString(s[:end])
-		}
-		s = s[end:]
-	}
 }
 
 // entryName is the distribution an entry of pip freeze is about: the part

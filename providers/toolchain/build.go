@@ -137,7 +137,7 @@ func digest(version string, env map[string]string, dir string) string {
 	for _, name := range sortedKeys(env) {
 		v := env[name]
 		if dir != "" {
-			v = strings.ReplaceAll(v, dir, "$KILN_OUT")
+			v = hash.ReplaceFolder(v, dir, "$KILN_OUT")
 		}
 		k.Add("env", name+"="+v)
 	}
