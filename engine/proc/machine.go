@@ -39,24 +39,6 @@ func Environ(names ...string) []string {
 	return env
 }
 
-// LastLines returns the last n non-empty lines of s, joined by " | ", for
-// one-line error messages that quote a command's output.
-func LastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	if len(lines) == 0 {
-		return "no output"
-	}
-	return strings.Join(lines, " | ")
-}
-
 // ReadKey returns the value of key in a key=value file such as Ascend's
 // version.info; keys compare case-insensitively, surrounding blanks and
 // quotes are dropped. found is false when no line sets key.

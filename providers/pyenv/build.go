@@ -8,11 +8,16 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// tailLines is how much of pip's output a failed step's error repeats.
-const tailLines = 20
+// tailLines is how much of pip's output a failed step's error repeats, out
+// of its last tailBytes.
+const (
+	tailLines = 20
+	tailBytes = 64 << 10
+)
 
 func (p *PythonEnv) build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 	cfg, err := decodeConfig(b.Config)
@@ -124,7 +129,7 @@ func (p *PythonEnv) install(ctx context.Context, b *kind.Build, log io.Writer, c
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	fmt.Fprintf(log, "python_env: install step %d/%d: python -m %s\n", i+1, len(cfg.Steps), strings.Join(args, " "))
-	last := newTail(tailLines)
+	last := &proc.Tail{Max: tailBytes}
 	c := command{
 		Path: filepath.Join(b.Dir, "bin", "python"),
 		Args: append([]string{"-m"}, args...),
@@ -136,8 +141,12 @@ func (p *PythonEnv) install(ctx context.Context, b *kind.Build, log io.Writer, c
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		var quoted strings.Builder
+		for _, l := range last.Lines(tailLines) {
+			quoted.WriteString("    " + l + "\n")
+		}
 		return fmt.Errorf("%s failed: %w\npip's last lines:\n%s"+
-			"Check the requirements pip could not meet and where it may look for them (index_url, extra_index_urls, find_links, no_index on the node; pip.conf is not read)", name, err, last)
+			"Check the requirements pip could not meet and where it may look for them (index_url, extra_index_urls, find_links, no_index on the node; pip.conf is not read)", name, err, quoted.String())
 	}
 	return nil
 }

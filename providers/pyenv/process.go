@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/kilnbuild/kiln/engine/proc"
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/kilnbuild/kiln/engine/proc"
 )
 
 // command is one process the kind starts.
@@ -54,62 +54,4 @@ func output(ctx context.Context, c command, grace time.Duration) ([]byte, error)
 
 func describeCommand(c command) string {
 	return strings.Join(append([]string{c.Path}, c.Args...), " ")
-}
-
-// maxPartialLine bounds what tail keeps of a line still being written
-// (progress bars redraw one line with carriage returns).
-const maxPartialLine = 64 << 10
-
-// tail keeps the last lines written to it, for error messages.
-type tail struct {
-	mu    sync.Mutex
-	max   int
-	lines []string
-	part  []byte
-}
-
-func newTail(max int) *tail { return &tail{max: max} }
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.part = append(t.part, p...)
-	for {
-		i := bytes.IndexByte(t.part, '\n')
-		if i < 0 {
-			break
-		}
-		t.add(string(t.part[:i]))
-		t.part = t.part[i+1:]
-	}
-	if len(t.part) > maxPartialLine {
-		t.part = append([]byte(nil), t.part[len(t.part)-maxPartialLine/4:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) add(line string) {
-	line = strings.TrimRight(line, "\r")
-	if strings.TrimSpace(line) == "" {
-		return
-	}
-	t.lines = append(t.lines, line)
-	if len(t.lines) > t.max {
-		t.lines = t.lines[len(t.lines)-t.max:]
-	}
-}
-
-// String is the kept lines, each indented, including an unfinished last one.
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := t.lines
-	if len(t.part) > 0 {
-		lines = append(append([]string(nil), lines...), string(t.part))
-	}
-	var b strings.Builder
-	for _, l := range lines {
-		b.WriteString("    " + l + "\n")
-	}
-	return b.String()
 }

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // A command that ignores SIGTERM is killed once the grace period is over,
@@ -84,17 +82,5 @@ func TestRunFailureNamesCommand(t *testing.T) {
 	}
 	if log.String() != "oops\n" {
 		t.Errorf("log = %q", log.String())
-	}
-}
-
-func TestTailKeepsLastLines(t *testing.T) {
-	tl := newTail(2)
-	for _, s := range []string{"one\n", "two\n\n", "thr", "ee\nfour"} {
-		if _, err := tl.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if d := cmp.Diff("    two\n    three\n    four\n", tl.String()); d != "" {
-		t.Errorf("tail (-want +got):\n%s", d)
 	}
 }
