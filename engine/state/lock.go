@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/kilnbuild/kiln/engine/filelock"
 )
 
 const lockName = "lock"
@@ -27,7 +27,7 @@ type Holder struct {
 // dir/lock, which the kernel releases when the process exits or dies, so a
 // crash never leaves a stale lock. The file's content only names the holder.
 type Lock struct {
-	file *os.File
+	lock *filelock.Lock
 }
 
 // AcquireLock takes the apply lock of dir without waiting, creating the
@@ -39,23 +39,19 @@ func AcquireLock(dir string, h Holder) (*Lock, error) {
 		return nil, fmt.Errorf("creating state folder: %w", err)
 	}
 	path := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	l, err := filelock.TryLock(path)
+	if errors.Is(err, filelock.ErrLocked) {
+		return nil, &LockedError{Dir: dir, Holder: readHolder(path)}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("opening apply lock: %w", err)
+		return nil, fmt.Errorf("apply lock: %w", err)
 	}
-	if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		defer f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, &LockedError{Dir: dir, Holder: readHolder(f)}
-		}
-		return nil, fmt.Errorf("locking %s: %w", path, err)
-	}
-	if err := writeHolder(f, h); err != nil {
-		f.Close() // closing the last descriptor releases the lock
+	if err := writeHolder(l.File(), h); err != nil {
+		l.Unlock()
 		return nil, fmt.Errorf("recording the apply lock holder in %s: %w", path, err)
 	}
 	removeStaleTemps(dir)
-	return &Lock{file: f}, nil
+	return &Lock{lock: l}, nil
 }
 
 // staleAfter is how old a temporary file of the cache folder must be to be
@@ -94,30 +90,19 @@ func removeStaleTemps(dir string) {
 // Release clears the holder details and releases the lock. The lock file
 // stays: removing it would let two processes lock different files.
 func (l *Lock) Release() error {
-	if l == nil || l.file == nil {
+	if l == nil || l.lock == nil {
 		return nil
 	}
-	f := l.file
-	l.file = nil
-	truncErr := f.Truncate(0)
-	unlockErr := flock(f, unix.LOCK_UN)
-	closeErr := f.Close()
-	if err := errors.Join(unlockErr, closeErr); err != nil {
+	fl := l.lock
+	l.lock = nil
+	truncErr := fl.File().Truncate(0)
+	if err := fl.Unlock(); err != nil {
 		return fmt.Errorf("releasing apply lock: %w", err)
 	}
 	if truncErr != nil {
 		return fmt.Errorf("clearing apply lock holder: %w", truncErr)
 	}
 	return nil
-}
-
-func flock(f *os.File, how int) error {
-	for {
-		err := unix.Flock(int(f.Fd()), how)
-		if !errors.Is(err, unix.EINTR) {
-			return err
-		}
-	}
 }
 
 func writeHolder(f *os.File, h Holder) error {
@@ -136,9 +121,14 @@ func writeHolder(f *os.File, h Holder) error {
 
 // readHolder returns what the holder recorded; zero if it has not written
 // yet or the content is unreadable.
-func readHolder(f *os.File) Holder {
+func readHolder(path string) Holder {
 	var h Holder
-	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<16))
+	f, err := os.Open(path)
+	if err != nil {
+		return h
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<16))
 	if err == nil {
 		_ = json.Unmarshal(data, &h) // unreadable details are reported as unknown
 	}

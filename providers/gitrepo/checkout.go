@@ -36,7 +36,7 @@ func (c *checkout) fetchFrom(ctx context.Context, m *mirror, sha string) error {
 	if err != nil {
 		return err
 	}
-	defer l.unlock()
+	defer l.Unlock()
 	if err := m.ensureCommit(ctx, sha); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/filelock"
 	"github.com/kilnbuild/kiln/engine/hash"
 )
 
@@ -23,11 +24,11 @@ func mirrorPath(state, url string) string {
 }
 
 // lock takes the mirror's flock; every use of the mirror holds it.
-func (m *mirror) lock(ctx context.Context) (*fileLock, error) {
+func (m *mirror) lock(ctx context.Context) (*filelock.Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(m.path), 0o755); err != nil {
 		return nil, fmt.Errorf("create git mirror folder: %w", err)
 	}
-	l, err := lockFile(ctx, m.path+".lock")
+	l, err := filelock.Wait(ctx, m.path+".lock")
 	if err != nil {
 		return nil, fmt.Errorf("git mirror of %s: %w", m.url, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kilnbuild/kiln/engine/filelock"
 	"github.com/kilnbuild/kiln/engine/kind"
 )
 
@@ -37,11 +38,11 @@ func (r *Repo) Verify(ctx context.Context, n *kind.Node, rec *kind.Record) (stri
 	if err != nil {
 		return "", err
 	}
-	l, err := lockFile(ctx, filepath.Join(gitDir, "kiln-verify.lock"))
+	l, err := filelock.Wait(ctx, filepath.Join(gitDir, "kiln-verify.lock"))
 	if err != nil {
 		return "", fmt.Errorf("verify git_repo checkout %s: %w", dir, err)
 	}
-	defer l.unlock()
+	defer l.Unlock()
 	co := &checkout{dir: dir, git: g}
 	head, err := co.head(ctx)
 	if err != nil {

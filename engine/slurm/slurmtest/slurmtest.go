@@ -12,6 +12,7 @@
 package slurmtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -19,7 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
+
+	"github.com/kilnbuild/kiln/engine/filelock"
 )
 
 var (
@@ -45,14 +47,11 @@ func up() error {
 	if exec.Command(script, "status").Run() == nil {
 		return nil
 	}
-	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "kiln-slurm-cluster.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := filelock.Wait(context.Background(), filepath.Join(os.TempDir(), "kiln-slurm-cluster.lock"))
 	if err != nil {
 		return err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
+	defer lock.Unlock()
 	out, err := exec.Command(script, "start").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s start: %v: %s", script, err, strings.TrimSpace(string(out)))
