@@ -15,6 +15,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
@@ -363,27 +364,13 @@ func (w *Workspace) NodeByAddr(s string) (*config.Node, error) {
 	return nil, fmt.Errorf("no node %s in the pipeline%s", s, didYouMean(s, names))
 }
 
+// didYouMean names the address closest to s (human.Closest), or says where
+// the addresses are listed.
 func didYouMean(s string, options []string) string {
-	best := ""
-	bestScore := 0
-	for _, o := range options {
-		score := commonPrefix(s, o)
-		if score > bestScore && score >= len(s)/2 {
-			best, bestScore = o, score
-		}
+	if best := human.Closest(s, options); best != "" {
+		return fmt.Sprintf("; did you mean %s?", best)
 	}
-	if best == "" {
-		return " (kiln state list and kiln graph show the addresses)"
-	}
-	return fmt.Sprintf("; did you mean %s?", best)
-}
-
-func commonPrefix(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
+	return " (kiln state list and kiln graph show the addresses)"
 }
 
 // ConfigDigest identifies the configuration a plan was made from: the

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -78,7 +79,7 @@ func runFmt(c *cli, args []string) int {
 		}
 	}
 	if *check && unformatted > 0 {
-		fmt.Fprintf(c.stderr, "kiln fmt: %d file%s not formatted; run kiln fmt to rewrite them\n", unformatted, plural(unformatted))
+		fmt.Fprintf(c.stderr, "kiln fmt: %s not formatted; run kiln fmt to rewrite them\n", human.Count(unformatted, "file"))
 		return 3
 	}
 	return 0

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/kilnbuild/kiln/engine"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -52,7 +53,7 @@ func runPlan(c *cli, args []string) int {
 	}
 	if a.format == "text" && a.out == "" && !d.narrowed() {
 		if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
-			fmt.Fprintf(c.stdout, "No changes. %d node%s up to date.\n", n, plural(n))
+			fmt.Fprintf(c.stdout, "No changes. %s up to date.\n", human.Count(n, "node"))
 			return 0
 		}
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 func init() {
@@ -32,13 +34,6 @@ func runValidate(c *cli, args []string) int {
 	if diags.HasErrors() {
 		return 1
 	}
-	fmt.Fprintf(c.stdout, "The pipeline is valid: %d node%s, %d edge%s.\n", len(w.Pipeline.Nodes), plural(len(w.Pipeline.Nodes)), w.EdgeCount(), plural(w.EdgeCount()))
+	fmt.Fprintf(c.stdout, "The pipeline is valid: %s, %s.\n", human.Count(len(w.Pipeline.Nodes), "node"), human.Count(w.EdgeCount(), "edge"))
 	return 0
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -188,7 +189,7 @@ func (p *Pipeline) resolveExecutor(n *Node, said string, rng *hcl.Range) hcl.Dia
 	known = append(known, LocalExecutor, "slurm")
 	sort.Strings(known)
 	hint := ""
-	if s := suggest(said, known); s != "" {
+	if s := human.Closest(said, known); s != "" {
 		hint = fmt.Sprintf(" Did you mean %q?", s)
 	}
 	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown executor", Detail: fmt.Sprintf("executor %q is not declared.%s Declare it with an executor \"slurm\" \"NAME\" block, or use \"local\" or \"slurm\".", said, hint), Subject: rng}}

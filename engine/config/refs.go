@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -87,13 +88,13 @@ func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNo
 		case "var":
 			if name, ok := attrStep(t, 1); ok {
 				if _, declared := p.Variables[name]; !declared {
-					diags = append(diags, missing("variable", "var."+name, suggest(name, sortedKeys(p.Variables)), "var.", rng))
+					diags = append(diags, missing("variable", "var."+name, human.Closest(name, sortedKeys(p.Variables)), "var.", rng))
 				}
 			}
 		case "local":
 			if name, ok := attrStep(t, 1); ok {
 				if _, declared := p.Locals[name]; !declared {
-					diags = append(diags, missing("local value", "local."+name, suggest(name, sortedKeys(p.Locals)), "local.", rng))
+					diags = append(diags, missing("local value", "local."+name, human.Closest(name, sortedKeys(p.Locals)), "local.", rng))
 				} else {
 					locals = append(locals, name)
 				}
@@ -119,7 +120,7 @@ func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNo
 				}
 				sort.Strings(names)
 				detail := fmt.Sprintf("There is nothing called %q here: references start with var., local., path., self., each., count. or a node kind.", root)
-				if s := suggest(root, names); s != "" {
+				if s := human.Closest(root, names); s != "" {
 					detail += fmt.Sprintf(" Did you mean %q?", s)
 				}
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown reference", Detail: detail, Subject: &rng})
@@ -139,7 +140,7 @@ func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNo
 					}
 				}
 				sort.Strings(same)
-				diags = append(diags, missing("node", target.String(), suggest(name, same), root+".", rng))
+				diags = append(diags, missing("node", target.String(), human.Closest(name, same), root+".", rng))
 				continue
 			}
 			if len(t) > 2 {

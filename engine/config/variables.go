@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agext/levenshtein"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -159,7 +159,7 @@ func looksStructured(s string) bool {
 
 func (p *Pipeline) undeclared(name string, subject *hcl.Range, where string) *hcl.Diagnostic {
 	detail := fmt.Sprintf("A value for var.%s is %s, but the pipeline declares no such variable.", name, where)
-	if s := suggest(name, sortedKeys(p.Variables)); s != "" {
+	if s := human.Closest(name, sortedKeys(p.Variables)); s != "" {
 		detail += fmt.Sprintf(" Did you mean %q?", s)
 	}
 	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Undeclared variable", Detail: detail, Subject: subject}
@@ -190,16 +190,6 @@ func (p *Pipeline) validate(v *Variable) hcl.Diagnostics {
 			Detail: fmt.Sprintf("var.%s: %s", v.Name, text), Subject: val.rng.Ptr()})
 	}
 	return diags
-}
-
-func suggest(name string, options []string) string {
-	best, bestDist := "", 3
-	for _, o := range options {
-		if d := levenshtein.Distance(name, o, nil); d < bestDist {
-			best, bestDist = o, d
-		}
-	}
-	return best
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -2,12 +2,12 @@ package plan
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // decideDynamic decides a dynamic block (config.Dynamic). When every node
@@ -76,7 +76,7 @@ func (d *Decider) deferred(ph *config.Node, after []addr.Node) *Decision {
 	}
 	detail := ""
 	if last > 0 {
-		detail = fmt.Sprintf("%d instance%s last time", last, plural(last))
+		detail = human.Count(last, "instance") + " last time"
 	}
 	dec.Reasons = []Reason{{Kind: "dynamic", Subject: strings.Join(names, ", "), Detail: detail}}
 	return dec
@@ -91,11 +91,4 @@ func (d *Decider) keepsUnexpanded(a addr.Node) bool {
 	}
 	_, expanded := d.Pipeline.Expanded(a.Block())
 	return !expanded
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

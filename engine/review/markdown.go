@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // WriteMarkdown writes the report as Markdown a CI job can post on a pull
@@ -90,7 +92,7 @@ func costSentence(r *Report) string {
 		s += ", " + formatHours(h)
 	}
 	if n := len(c.Unknown); n > 0 {
-		s += fmt.Sprintf(" (%d node%s never ran: not counted)", n, plural(n))
+		s += fmt.Sprintf(" (%s never ran: not counted)", human.Count(n, "node"))
 	}
 	return s + "."
 }

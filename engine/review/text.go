@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fatih/color"
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // WriteText writes the report for a terminal: one entry per node that
@@ -94,8 +95,8 @@ func writeCostText(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "Estimated cost: unknown; none of the nodes to rerun has a recorded run in %s.\n", c.State)
 		return
 	}
-	line := fmt.Sprintf("Estimated cost: %s recorded for %d of %d node%s to rerun (state: %s)",
-		formatSeconds(c.Seconds), c.Known, len(c.Nodes), plural(len(c.Nodes)), c.State)
+	line := fmt.Sprintf("Estimated cost: %s recorded for %d of %s to rerun (state: %s)",
+		formatSeconds(c.Seconds), c.Known, human.Count(len(c.Nodes), "node"), c.State)
 	for _, h := range c.Hours {
 		line += "; " + formatHours(h)
 	}
@@ -118,7 +119,7 @@ func summaryLine(r *Report) string {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.word))
 		}
 	}
-	line := fmt.Sprintf("%d node%s to rerun", s.Rerun, plural(s.Rerun))
+	line := human.Count(s.Rerun, "node") + " to rerun"
 	if len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
 	}
@@ -154,11 +155,4 @@ func painter(on bool) func(color.Attribute, string) string {
 		c.EnableColor()
 		return c.Sprint(s)
 	}
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 )
 
@@ -87,7 +88,7 @@ func (f *Fetch) transfer(ctx context.Context, b *kind.Build, p *partial, r reque
 			return 0, errRestart
 		}
 		total = size
-		fmt.Fprintf(b.Log, "%s: resuming at %s\n", r.label, humanBytes(have))
+		fmt.Fprintf(b.Log, "%s: resuming at %s\n", r.label, human.Bytes(have))
 	case resp.StatusCode == http.StatusOK:
 		if have > 0 {
 			fmt.Fprintf(b.Log, "%s: the server does not resume this download (no 206 answer to a Range request); starting over\n", r.label)
@@ -166,15 +167,15 @@ func copyBody(out io.Writer, body io.Reader, done int64, r request, m *meter, al
 // transferError explains a failed request or body read.
 func transferError(reqCtx context.Context, r request, done int64, err error) error {
 	if errors.Is(context.Cause(reqCtx), errStalled) {
-		return fmt.Errorf("GET %s stalled: no data arrived for %s (stall_timeout); %s are kept and the next run resumes — raise stall_timeout for a slow server", r.url, r.stall, humanBytes(done))
+		return fmt.Errorf("GET %s stalled: no data arrived for %s (stall_timeout); %s are kept and the next run resumes — raise stall_timeout for a slow server", r.url, r.stall, human.Bytes(done))
 	}
 	if cause := context.Cause(reqCtx); cause != nil {
-		return fmt.Errorf("GET %s interrupted after %s: %w", r.url, humanBytes(done), cause)
+		return fmt.Errorf("GET %s interrupted after %s: %w", r.url, human.Bytes(done), cause)
 	}
 	if r.secret != "" && strings.Contains(err.Error(), r.secret) {
 		err = errors.New(redact(err.Error(), r.secret))
 	}
-	return fmt.Errorf("GET %s failed after %s (the bytes received are kept; run again to resume): %w", r.url, humanBytes(done), err)
+	return fmt.Errorf("GET %s failed after %s (the bytes received are kept; run again to resume): %w", r.url, human.Bytes(done), err)
 }
 
 func limitError(r request, size int64) error {

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -70,7 +71,7 @@ func (f *Fetch) buildHuggingFace(ctx context.Context, b *kind.Build, c *config) 
 	for _, hf := range files {
 		total += hf.size()
 	}
-	fmt.Fprintf(b.Log, "%d of %d files match, %s\n", len(files), len(listing.Siblings), humanBytes(total))
+	fmt.Fprintf(b.Log, "%d of %d files match, %s\n", len(files), len(listing.Siblings), human.Bytes(total))
 	if c.maxBytes > 0 && total > c.maxBytes {
 		return nil, fmt.Errorf("%s %s at %s: the %d matching files hold %d bytes, more than max_bytes = %d; narrow files or raise max_bytes", h.kindName(), h.repo(), h.revision, len(files), total, c.maxBytes)
 	}

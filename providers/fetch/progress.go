@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // meter reports the progress of one file's download: to the callback (the
@@ -64,29 +66,15 @@ func (m *meter) finish() {
 func (m *meter) report(now time.Time) {
 	rate := ""
 	if secs := now.Sub(m.start).Seconds(); secs > 0 {
-		rate = fmt.Sprintf(" at %s/s", humanBytes(int64(float64(m.done-m.resumedAt)/secs)))
+		rate = fmt.Sprintf(" at %s/s", human.Bytes(int64(float64(m.done-m.resumedAt)/secs)))
 	}
 	if m.total >= 0 {
 		pct := 100
 		if m.total > 0 {
 			pct = int(m.done * 100 / m.total)
 		}
-		fmt.Fprintf(m.log, "%s: %s / %s (%d%%)%s\n", m.label, humanBytes(m.done), humanBytes(m.total), pct, rate)
+		fmt.Fprintf(m.log, "%s: %s / %s (%d%%)%s\n", m.label, human.Bytes(m.done), human.Bytes(m.total), pct, rate)
 		return
 	}
-	fmt.Fprintf(m.log, "%s: %s%s\n", m.label, humanBytes(m.done), rate)
-}
-
-// humanBytes writes a byte count with a binary unit: 512 B, 1.5 MiB.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+	fmt.Fprintf(m.log, "%s: %s%s\n", m.label, human.Bytes(m.done), rate)
 }
