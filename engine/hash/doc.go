@@ -9,6 +9,12 @@
 // second line or collide with another value. A line may carry a note after
 // " # " (AddNoted: the address of the upstream a dep line's digest belongs
 // to) that Lines shows and Sum leaves out, so a name never enters a key.
+// Node kinds build their digests as Keys too (a toolchain's captured
+// variables, a checkout's commit and patches), so one escaping rule guards
+// every labelled hash; ReplaceFolder writes the state, pipeline and output
+// folders as $KILN_STATE, $KILN_ROOT and $KILN_OUT in them, so they do not
+// depend on where the pipeline lives. FileSum is a file's plain SHA-256 (a
+// download's checksum).
 //
 // A tree digest is the SHA-256 of one line per entry, sorted by relative
 // slash-separated path in byte order; the root itself contributes no line:
