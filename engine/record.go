@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/kilnbuild/kiln/engine/history"
+	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/metrics"
 	"github.com/kilnbuild/kiln/engine/run"
 )
@@ -44,6 +45,21 @@ func (w *Workspace) beginRun(o ApplyOptions, host string) (*history.Recorder, er
 }
 
 // withRecorder adds the recorder to the apply's hooks.
+// reportProgress hands the kinds that report their transfers' progress to
+// the hooks that show it, or nil so that a kind keeps nothing of an earlier
+// apply.
+func reportProgress(kinds map[string]kind.Kind, h run.Hooks) {
+	var show func(addr string, done, total int64)
+	if c, ok := h.(run.ByteCounter); ok {
+		show = c.Bytes
+	}
+	for _, k := range kinds {
+		if r, ok := k.(kind.ProgressReporter); ok {
+			r.ReportProgress(show)
+		}
+	}
+}
+
 func withRecorder(h run.Hooks, rec *history.Recorder) run.Hooks {
 	switch {
 	case rec == nil:

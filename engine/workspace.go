@@ -309,6 +309,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		_ = writer.Close()
 		return nil, err
 	}
+	reportProgress(w.Pipeline.Kinds, o.Hooks)
 	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Writer: writer, Runs: runs, Options: run.Options{
 		Parallelism: o.Parallelism, Capacity: o.Capacity, FailFast: o.FailFast, Scope: w.Scope,
 		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version, StrictLock: w.StrictLock(),

@@ -16,7 +16,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/history"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/run"
-	"github.com/kilnbuild/kiln/providers/fetch"
 )
 
 type applyArgs struct {
@@ -112,9 +111,6 @@ func runApply(c *cli, args []string) int {
 	}
 	progress := c.progress(w, a)
 	opts.Hooks = progress
-	if f, ok := w.Pipeline.Kinds["fetch"].(*fetch.Fetch); ok {
-		f.Progress = progress.Downloaded
-	}
 	if progress.TTY {
 		ch, stopResizes := resizes()
 		defer stopResizes()

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/config"
-	"github.com/kilnbuild/kiln/providers"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -178,7 +177,7 @@ func loadQuietly(c *cli) *config.Pipeline {
 	if err != nil {
 		return nil
 	}
-	p, _ := config.Load(path, config.Options{Kinds: providers.All()})
+	p, _ := config.Load(path, config.Options{Kinds: kinds()})
 	return p
 }
 

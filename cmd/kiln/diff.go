@@ -11,7 +11,6 @@ import (
 	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/review"
-	"github.com/kilnbuild/kiln/providers"
 )
 
 type diffArgs struct {
@@ -88,7 +87,7 @@ func runDiff(c *cli, args []string) int {
 		return 1
 	}
 	r, err := review.Compare(context.Background(), review.Options{
-		Path: a.path, Old: a.old, New: a.new, Kinds: providers.All(), Vars: vars, VarFiles: a.varFiles,
+		Path: a.path, Old: a.old, New: a.new, Kinds: kinds(), Vars: vars, VarFiles: a.varFiles,
 		StateDir: a.stateDir, KilnVersion: engine.Version,
 	})
 	var load *review.LoadError

@@ -6,7 +6,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/schema"
-	"github.com/kilnbuild/kiln/providers"
 )
 
 func init() {
@@ -16,7 +15,7 @@ func init() {
 
 // languageReference is the pipeline language as this kiln knows it: the
 // same schemas the loader decodes with.
-func languageReference() *schema.Reference { return config.Reference(providers.All()) }
+func languageReference() *schema.Reference { return config.Reference(kinds()) }
 
 func runHelp(c *cli, args []string) int {
 	if len(args) == 0 {

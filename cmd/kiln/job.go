@@ -6,7 +6,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/run/job"
-	"github.com/kilnbuild/kiln/providers"
 )
 
 func init() {
@@ -28,11 +27,11 @@ func runJob(c *cli, args []string) int {
 	}
 	ctx, stop := c.interruptible() // scancel and --time send SIGTERM first
 	defer stop()
-	kinds := map[string]kind.Kind{}
-	for _, k := range providers.All() {
-		kinds[k.Name()] = k
+	byName := map[string]kind.Kind{}
+	for _, k := range kinds() {
+		byName[k.Name()] = k
 	}
-	res := run.RunJob(ctx, spec, kinds, c.stdout)
+	res := run.RunJob(ctx, spec, byName, c.stdout)
 	if err := job.WriteResult(spec.Result, res); err != nil {
 		fmt.Fprintln(c.stderr, "kiln job run: writing the result:", err)
 		return 1

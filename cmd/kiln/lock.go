@@ -14,7 +14,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/run"
-	"github.com/kilnbuild/kiln/providers"
 )
 
 type lockArgs struct {
@@ -130,13 +129,13 @@ func pinWeight(name string) int {
 // splitAddrs separates node addresses (TYPE.NAME of a known kind, not an
 // existing file) from the pipeline path among positional arguments.
 func splitAddrs(pos []string) (addrs []addr.Node, rest []string) {
-	kinds := map[string]bool{}
-	for _, k := range providers.All() {
-		kinds[k.Name()] = true
+	known := map[string]bool{}
+	for _, k := range kinds() {
+		known[k.Name()] = true
 	}
 	for _, p := range pos {
 		a, err := addr.Parse(p)
-		if _, statErr := os.Stat(p); err == nil && kinds[a.Kind] && errors.Is(statErr, os.ErrNotExist) {
+		if _, statErr := os.Stat(p); err == nil && known[a.Kind] && errors.Is(statErr, os.ErrNotExist) {
 			addrs = append(addrs, a)
 			continue
 		}

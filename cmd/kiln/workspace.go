@@ -17,7 +17,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/run"
-	"github.com/kilnbuild/kiln/providers"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,7 +41,7 @@ func (c *cli) open(p *pipelineArgs, path string, d decision) (*engine.Workspace,
 		return nil, false
 	}
 	o := engine.Options{
-		Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: providers.All(),
+		Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: kinds(),
 		Targets: d.targets, Replace: d.replace, Capacity: d.capacity, StrictLock: d.strict,
 		CacheURL: c.getenv("KILN_CACHE_URL"),
 		CacheAuth: remotecache.Auth{

@@ -16,8 +16,9 @@
 // Pinner and PinResolver (values kiln.lock.hcl keeps), Portable (builds in
 // a Slurm job), Shareable (results may go through a remote cache), Checker
 // (errors visible in the configuration alone), Documented (its schema as
-// data, for kiln help) and ProgramRunner (the program it runs is found and
-// keyed at plan time). IsService, IsPortable and IsShareable answer for a
+// data, for kiln help), ProgramRunner (the program it runs is found and
+// keyed at plan time) and ProgressReporter (how far its transfers are, for
+// the live status). IsService, IsPortable and IsShareable answer for a
 // Kind; the engine never asks a kind's Name what it can do.
 //
 // Kinds never print. They write a node's output to Build.Log and report facts

@@ -148,3 +148,12 @@ type ProgramRunner interface {
 	// program (a /bin/sh -c string) or is not known yet.
 	Program(n *Node) (name, dir string, env []string, ok bool)
 }
+
+// ProgressReporter is implemented by kinds that move data while they build
+// (a download) and can say how far each transfer is. The engine hands it,
+// for an apply, the function that takes a node's transfer: its address,
+// the bytes done and the total (-1 when unknown); nil when nothing shows
+// transfers.
+type ProgressReporter interface {
+	ReportProgress(progress func(addr string, done, total int64))
+}

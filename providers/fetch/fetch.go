@@ -12,7 +12,10 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-var _ kind.Kind = (*Fetch)(nil)
+var (
+	_ kind.Kind             = (*Fetch)(nil)
+	_ kind.ProgressReporter = (*Fetch)(nil)
+)
 
 // Defaults of the Fetch fields left zero.
 const (
@@ -64,6 +67,9 @@ func (f *Fetch) Spec() hcldec.ObjectSpec { return blockSchema.Spec() }
 // Shareable: a download's files are the same wherever they were fetched
 // (the checksum or revision is in the key).
 func (f *Fetch) Shareable() bool { return true }
+
+// ReportProgress sets Progress (kind.ProgressReporter).
+func (f *Fetch) ReportProgress(p func(addr string, done, total int64)) { f.Progress = p }
 
 // Exports are path (the downloaded file, the extracted folder, or ORG/NAME
 // of a Hugging Face repo under out) and checksum (the pinned checksum, or
