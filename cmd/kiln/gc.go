@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine"
-	"github.com/kilnbuild/kiln/engine/render"
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 type gcArgs struct {
@@ -49,7 +49,7 @@ func runGC(c *cli, args []string) int {
 		verb = "would remove"
 	}
 	for _, e := range rep.Removed {
-		fmt.Fprintf(c.stdout, "%s %s (%s, %s)\n", verb, shortHex(e.Key), e.Addr, render.SizeText(e.Size))
+		fmt.Fprintf(c.stdout, "%s %s (%s, %s)\n", verb, shortHex(e.Key), e.Addr, human.Bytes(e.Size))
 	}
 	for _, l := range rep.Links {
 		fmt.Fprintf(c.stdout, "%s link %s (its entry is gone)\n", verb, l)
@@ -61,6 +61,6 @@ func runGC(c *cli, args []string) int {
 	if len(rep.Removed) == 1 {
 		entries = "entry"
 	}
-	fmt.Fprintf(c.stdout, "%s %d %s, %s; kept %d in use.\n", strings.ToUpper(verb[:1])+verb[1:], len(rep.Removed), entries, render.SizeText(rep.Freed), rep.Kept)
+	fmt.Fprintf(c.stdout, "%s %d %s, %s; kept %d in use.\n", strings.ToUpper(verb[:1])+verb[1:], len(rep.Removed), entries, human.Bytes(rep.Freed), rep.Kept)
 	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/plan"
 )
 
@@ -13,7 +14,7 @@ import (
 // with its reasons, then the nodes that cannot run here and a summary line.
 func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 	if !m.HasChanges() {
-		fmt.Fprintf(w, "No changes. %d node%s up to date.\n", m.Summary["no-op"], plural(m.Summary["no-op"]))
+		fmt.Fprintf(w, "No changes. %s up to date.\n", human.Count(m.Summary["no-op"], "node"))
 		writeBlocked(w, m, c)
 		writeMismatches(w, m, c)
 		return
@@ -99,7 +100,7 @@ func writeBlocked(w io.Writer, m *PlanJSON, c Colors) {
 		}
 	}
 	sort.Strings(causes)
-	head := fmt.Sprintf("%d node%s cannot run on this machine", len(m.Blocked), plural(len(m.Blocked)))
+	head := human.Count(len(m.Blocked), "node") + " cannot run on this machine"
 	if len(causes) > 1 {
 		head += fmt.Sprintf(", for %d reasons", len(causes))
 	}
@@ -110,7 +111,7 @@ func writeBlocked(w io.Writer, m *PlanJSON, c Colors) {
 			fmt.Fprintf(w, "      %s\n", r)
 		}
 		nodes := blocks[cause]
-		fmt.Fprintf(w, "    %s\n", c.dim(fmt.Sprintf("blocks %d node%s: %s", len(nodes), plural(len(nodes)), strings.Join(nodes, ", "))))
+		fmt.Fprintf(w, "    %s\n", c.dim(fmt.Sprintf("blocks %s: %s", human.Count(len(nodes), "node"), strings.Join(nodes, ", "))))
 	}
 }
 
@@ -185,11 +186,4 @@ func Summary(m *PlanJSON) string {
 	add(len(m.Moved), "to move")
 	add(s["no-op"], "up to date")
 	return "Plan: " + strings.Join(parts, ", ") + "."
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

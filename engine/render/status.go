@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // Direction says which way a transfer's bytes go.
@@ -96,15 +97,15 @@ func (n *nodeStatus) progressText(now time.Time) string {
 // transferText reads like "1.2 GiB of 15.0 GiB 8%, 48.0 MiB/s": downloads
 // and uploads the same way.
 func transferText(x *transfer, now time.Time) string {
-	s := SizeText(x.done)
+	s := human.Bytes(x.done)
 	if x.dir == Upload {
 		s = "up " + s
 	}
 	if x.total > 0 {
-		s += fmt.Sprintf(" of %s %d%%", SizeText(x.total), x.done*100/x.total)
+		s += fmt.Sprintf(" of %s %d%%", human.Bytes(x.total), x.done*100/x.total)
 	}
 	if took := now.Sub(x.first); took > time.Second && x.done > x.firstDone {
-		s += ", " + SizeText(int64(float64(x.done-x.firstDone)/took.Seconds())) + "/s"
+		s += ", " + human.Bytes(int64(float64(x.done-x.firstDone)/took.Seconds())) + "/s"
 	}
 	return s
 }

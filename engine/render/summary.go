@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/run"
 )
 
@@ -29,7 +30,7 @@ func ApplySummary(r *run.Result, took time.Duration) string {
 		}
 	}
 	if mismatches > 0 {
-		parts = append(parts, fmt.Sprintf("%d lock mismatch%s", mismatches, map[bool]string{true: "es"}[mismatches > 1]))
+		parts = append(parts, human.Count(mismatches, "lock mismatch"))
 	}
 	var b strings.Builder
 	for _, a := range r.Forgotten {
@@ -37,18 +38,4 @@ func ApplySummary(r *run.Result, took time.Duration) string {
 	}
 	fmt.Fprintf(&b, "Apply: %s (%s).", strings.Join(parts, ", "), round(took))
 	return b.String()
-}
-
-// SizeText writes a byte count the way people read it: 1.5 MiB.
-func SizeText(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/graph"
 	"github.com/kilnbuild/kiln/engine/history"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/metrics"
-	"github.com/kilnbuild/kiln/engine/render"
 )
 
 // HTML writes the report as one self-contained page.
@@ -89,7 +89,7 @@ func (m *model) header(b *strings.Builder) {
 		fmt.Fprintf(b, `<li><b>%s</b> NPU-hours</li>`, esc(npuText(m.npuHours)))
 	}
 	if m.hashed > 0 {
-		fmt.Fprintf(b, `<li><b>%s</b> hashed</li>`, esc(render.SizeText(m.hashed)))
+		fmt.Fprintf(b, `<li><b>%s</b> hashed</li>`, esc(human.Bytes(m.hashed)))
 	}
 	b.WriteString(`</ul></header>`)
 }
@@ -217,7 +217,7 @@ func hashedText(n int64) string {
 	if n == 0 {
 		return ""
 	}
-	return render.SizeText(n)
+	return human.Bytes(n)
 }
 
 // metricsSection writes, per node with metrics, a chart per metric.

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/history"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/metrics"
-	"github.com/kilnbuild/kiln/engine/render"
 )
 
 // Markdown writes the report for a pull request: the run's summary, a table
@@ -40,7 +40,7 @@ func Markdown(w io.Writer, o Options) error {
 		facts = append(facts, npuText(m.npuHours)+" NPU-hours")
 	}
 	if m.hashed > 0 {
-		facts = append(facts, render.SizeText(m.hashed)+" hashed")
+		facts = append(facts, human.Bytes(m.hashed)+" hashed")
 	}
 	b.WriteString(strings.Join(facts, " · ") + "\n\n")
 
