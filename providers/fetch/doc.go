@@ -42,7 +42,8 @@
 // no idle timeout (only a total ReadTimeout, 30s by default in its client,
 // fatal to large files), and ignores MaxBytes once a progress tracker is
 // set. Its decompressors count sizes from headers, turn
-// symlinks into empty files and accept absolute entry names. The transfer
-// and the unpacking are therefore written here directly, small enough to
-// read, with archive/tar, archive/zip, compress/gzip and ulikunitz/xz.
+// symlinks into empty files and accept absolute entry names (bench/peers
+// shows each, TestGoGetter*). The transfer and the unpacking are therefore
+// written here directly, small enough to read, with archive/tar,
+// archive/zip, compress/gzip and ulikunitz/xz.
 package fetch
