@@ -46,7 +46,9 @@ func LoadCached(path, cacheDir string) (*File, *hcl.File, hcl.Diagnostics) {
 		return f, hf, diags
 	}
 	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(cached{Digest: digest, File: f}) == nil && os.MkdirAll(cacheDir, 0o755) == nil {
+	// cacheDir is inside the state folder: made with state.MakeDir, it
+	// ignores itself in git.
+	if gob.NewEncoder(&buf).Encode(cached{Digest: digest, File: f}) == nil && state.MakeDir(filepath.Dir(cacheDir)) == nil && os.MkdirAll(cacheDir, 0o755) == nil {
 		_ = state.ReplaceFile(cachePath, buf.Bytes(), 0o644)
 	}
 	return f, hf, diags
