@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -88,27 +87,10 @@ func (c *checkout) lfs(ctx context.Context, sha string) error {
 	}
 	// The local install writes the lfs filter into .git/config, so the
 	// private index of patchedTree stores pointers, as the commit does.
-	for _, args := range [][]string{{"lfs", "install", "--local"}, {"lfs", "pull"}} {
+	for _, args := range [][]string{{"lfs", "install", "--local", "--skip-repo"}, {"lfs", "pull"}} {
 		if _, err := c.git.run(ctx, c.dir, nil, args...); err != nil {
 			return fmt.Errorf("git lfs files of %s at %s: %w; check access to the LFS server of the repository", c.url, sha, err)
 		}
-	}
-	return nil
-}
-
-// apply applies one patch to the working tree (not the index), from the
-// contents whose hash enters the digest.
-func (c *checkout) apply(ctx context.Context, sha string, p patchFile) error {
-	if _, err := c.git.runInput(ctx, c.dir, nil, p.contents, "apply", "--verbose"); err != nil {
-		if ctx.Err() != nil {
-			return err
-		}
-		msg := err.Error()
-		var ce *commandError
-		if errors.As(err, &ce) && ce.Stderr != "" {
-			msg = ce.Stderr
-		}
-		return fmt.Errorf("patch %s does not apply to %s at %s: %s; update the patch for this commit, or pin the commit it was made for", p.label, c.url, sha, msg)
 	}
 	return nil
 }

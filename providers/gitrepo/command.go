@@ -83,36 +83,6 @@ func (g *gitCommand) runInput(ctx context.Context, dir string, extraEnv []string
 	return stdout.Bytes(), nil
 }
 
-// repositoryVars locate a repository or index; inherited, they would point
-// git at the wrong one.
-var repositoryVars = []string{
-	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX",
-}
-
-// gitEnv is base without repository-locating variables, plus the settings
-// that keep git from prompting or reading system and user configuration.
-func gitEnv(base []string) []string {
-	has := map[string]bool{}
-	var env []string
-	for _, kv := range base {
-		name, _, _ := strings.Cut(kv, "=")
-		if contains(repositoryVars, name) {
-			continue
-		}
-		has[name] = true
-		env = append(env, kv)
-	}
-	env = append(env, "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
-	if !has["GIT_CONFIG_GLOBAL"] {
-		env = append(env, "GIT_CONFIG_GLOBAL="+os.DevNull)
-	}
-	if !has["GIT_SSH_COMMAND"] && !has["GIT_SSH"] {
-		env = append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
-	}
-	return env
-}
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -22,8 +22,17 @@
 // the ref and url it came from; Pin sets commit and removes ref, so the key
 // names the commit and a moving branch changes nothing until the lock does.
 //
-// Patches are applied with git apply after checkout. HEAD and the real index
-// stay at the commit, so tools that check "git rev-parse HEAD" still see it.
+// Patches are applied after checkout, in order, with git apply; a patch git
+// apply refuses is applied with GNU patch ("patch -p1 --forward --batch",
+// checked with --dry-run first, without backup or reject files), as the
+// ecosystem's own tools apply theirs: upstream patches are often written by
+// hand, and GNU patch takes what git apply calls corrupt (a last context
+// line without its newline), CRLF line ends, and context that moved or
+// changed a little (fuzz). Which tool applied each patch, git apply's
+// refusal, and every hunk that needed an offset or fuzz are written to the
+// log and kept in Result.Attrs["patches"]; a patch neither applies fails the
+// build naming the files and hunks. HEAD and the real index stay at the
+// commit, so tools that check "git rev-parse HEAD" still see it.
 // The patched working tree is identified by the tree id that
 // "git add -A; git write-tree" gives with a private index file
 // (.git/kiln-index); files that .gitignore excludes are not part of it, and a
@@ -31,10 +40,16 @@
 // the lines "commit <sha>", "tree <tree id>" and "patch <path> <sha256>" per
 // patch; Verify recomputes the tree id to find drift.
 //
-// Git runs with the build's environment, without system or global git
-// configuration (GIT_CONFIG_NOSYSTEM=1, GIT_CONFIG_GLOBAL=/dev/null unless the
-// environment names a global file), without terminal prompts or interactive
-// ssh (BatchMode, unless GIT_SSH_COMMAND or GIT_SSH is set), and in its own
+// Git runs with the build's environment plus the user's git configuration
+// and network settings from kiln's own environment (HOME, XDG_CONFIG_HOME,
+// GIT_CONFIG_GLOBAL, the ssh agent, proxies, certificates: see userVars), so
+// url.<base>.insteadOf mirrors, credential helpers and proxies work as they do
+// for the user's own git. None of them enters a key, and settings that would
+// change what a checkout holds (line-end conversion, global attributes and
+// excludes, hooks, templates, LFS downloads at checkout) are overridden
+// through GIT_CONFIG_COUNT, so the same commit and patches give the same tree
+// for every user. Git runs without terminal prompts or interactive ssh
+// (BatchMode, unless GIT_SSH_COMMAND or GIT_SSH is set), and in its own
 // process group, which gets SIGTERM and then SIGKILL when the build is
 // cancelled.
 //

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2/hcldec"
@@ -16,6 +18,13 @@ import (
 type Repo struct {
 	// Git is the git binary: a name looked up in the build's PATH, or a path.
 	Git string
+	// Patch is GNU patch, which applies what git apply refuses: a name looked
+	// up in the build's PATH, or a path.
+	Patch string
+	// UserEnv returns kiln's own environment, from which git takes the
+	// user's configuration and network settings (see userVars); nil means
+	// os.Environ.
+	UserEnv func() []string
 	// KillGrace is how long git gets between SIGTERM and SIGKILL when a
 	// build is cancelled.
 	KillGrace time.Duration
@@ -28,7 +37,7 @@ var (
 )
 
 // New returns the git_repo kind with the git of the build's PATH.
-func New() kind.Kind { return &Repo{Git: "git", KillGrace: 5 * time.Second} }
+func New() kind.Kind { return &Repo{Git: "git", Patch: "patch", KillGrace: 5 * time.Second} }
 
 // Name is the block type.
 func (r *Repo) Name() string { return "git_repo" }
@@ -134,18 +143,30 @@ func (r *Repo) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 			return nil, err
 		}
 	}
-	for _, p := range patches {
-		if err := co.apply(ctx, sha, p); err != nil {
-			return nil, err
+	var report []string
+	if len(patches) > 0 {
+		gnu := newPatchTool(r.Patch, b.Env, g.log, g.grace)
+		for _, p := range patches {
+			a, err := co.apply(ctx, sha, p, gnu)
+			if err != nil {
+				return nil, err
+			}
+			line := a.summary(p.label)
+			fmt.Fprintf(g.log, "kiln: applied patch %s\n", line)
+			report = append(report, line)
 		}
 	}
 	tree, err := patchedTree(ctx, g, dir)
 	if err != nil {
 		return nil, err
 	}
+	attrs := map[string]string{"commit": sha, "tree": tree}
+	if len(report) > 0 {
+		attrs["patches"] = strings.Join(report, "\n")
+	}
 	return &kind.Result{
 		Digest:  digestOf(sha, tree, patches),
-		Attrs:   map[string]string{"commit": sha, "tree": tree},
+		Attrs:   attrs,
 		Exports: map[string]cty.Value{"commit": cty.StringVal(sha), "url": cty.StringVal(c.URL)},
 	}, nil
 }
@@ -156,7 +177,11 @@ func (r *Repo) command(env []string, log io.Writer) (*gitCommand, error) {
 	if name == "" {
 		name = "git"
 	}
-	env = gitEnv(env)
+	user := r.UserEnv
+	if user == nil {
+		user = os.Environ
+	}
+	env = gitEnv(env, user())
 	path, err := lookPath(name, env)
 	if err != nil {
 		return nil, fmt.Errorf("git_repo needs git: %w", err)
