@@ -391,7 +391,7 @@ func quickProgramOf(p *config.Pipeline, n *config.Node, r *state.Record) (pr *qu
 	if diags.HasErrors() {
 		return nil, false
 	}
-	env, known := plan.NodeEnv(n, plan.NewValues())
+	env, known := plan.NodeEnv(n, plan.NewValues(), ev)
 	if !known {
 		return nil, false
 	}

@@ -25,6 +25,9 @@ type Evaluated struct {
 	// FilesRead are the files the evaluation read (file, templatefile,
 	// filesha256, fileexists), locals it uses included, as it read them.
 	FilesRead []FileRead
+	// Extensions are env_prepend and env_append as the node sets them: maps
+	// of lists of paths, unknown while an upstream value is (see envext.go).
+	Extensions map[string]cty.Value
 }
 
 // Evaluate evaluates n's configuration. selfOut is the value of self.out;
@@ -53,6 +56,19 @@ func (p *Pipeline) EvaluateRun(n *Node, vals Values, selfOut string, granted map
 		ev.Inputs, d = stringList(a, ctx)
 		diags = append(diags, d...)
 	}
+	for _, name := range envExtensionArgs {
+		if a, ok := n.Block.meta[name]; ok {
+			v, d := envExtension(a, ctx)
+			diags = append(diags, d...)
+			if !d.HasErrors() && !v.IsNull() {
+				if ev.Extensions == nil {
+					ev.Extensions = map[string]cty.Value{}
+				}
+				ev.Extensions[name] = v
+			}
+		}
+	}
+	diags = append(diags, envConflicts(n, cfg, ev.Extensions)...)
 	ev.FilesRead = rec.fileList()
 	return ev, diags
 }

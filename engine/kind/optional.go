@@ -85,6 +85,14 @@ type PinResolver interface {
 	ResolvePins(ctx context.Context, n *Node, env []string) (map[string]string, error)
 }
 
+// Unpinned is implemented by Pinners to say, for the plan, what a
+// configuration still leaves open once the lock's pins are applied (a git
+// ref or a Hugging Face branch not resolved yet, a download without a
+// checksum): "" when nothing is. n.Config is the configuration after Pin.
+type Unpinned interface {
+	Unpinned(n *Node) string
+}
+
 // ErrPinNeedsBuild is wrapped by PinResolver errors for pins that only a
 // build can learn (the checksum of a download).
 var ErrPinNeedsBuild = errors.New("only a build can resolve it")

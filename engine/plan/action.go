@@ -47,7 +47,7 @@ func (a Action) Runs() bool { return a == Create || a == Rebuild || a == Repair 
 
 // Reason explains one cause of an action.
 type Reason struct {
-	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service, dynamic, cache, slurm_job
+	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service, dynamic, cache, slurm_job, unpinned
 	Subject string `json:"subject,omitempty"` // the attribute, file, node, variable or fact
 	// Path is where inside a structured attribute value the change is
 	// (featurize.max_features), when the value is compared path by path.
@@ -128,6 +128,8 @@ func (r Reason) String() string {
 		return "a result with this key is in the remote cache " + r.Subject + r.Detail
 	case "slurm_job":
 		return "running as Slurm job " + r.Subject + r.Detail + "; apply waits for it instead of submitting it again"
+	case "unpinned":
+		return "not pinned: " + r.Detail
 	}
 	if r.Detail != "" {
 		return r.Detail

@@ -132,7 +132,7 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 			return dec
 		}
 	}
-	if env, known := NodeEnv(n, vals); known {
+	if env, known := NodeEnv(n, vals, ev); known {
 		dec.KindNode.Env = env
 	}
 	var prev *kind.Record
@@ -162,8 +162,9 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 		dec.Diags = append(dec.Diags, nodeError(n, "Cannot compute the key of "+n.Addr.String(), err.Error()))
 		return dec
 	}
-	if len(pending) > 0 || !ev.Config.IsWhollyKnown() {
+	if len(pending) > 0 || !ev.Config.IsWhollyKnown() || !ev.ExtensionsKnown() {
 		d.decideUnknown(dec, in, pending)
+		noteUnpinned(dec)
 		return dec
 	}
 	key, _, err := keyLines(in)
@@ -182,6 +183,7 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	if dec.Record.Good() && dec.Record.Key == dec.Key {
 		dec.LockMismatch = d.Mismatch(n, dec.Key, dec.Record.Digest)
 	}
+	noteUnpinned(dec)
 	return dec
 }
 
@@ -189,6 +191,18 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 // instance of.
 func (d *Decider) Replaced(n *config.Node) bool {
 	return d.Replace[n.Addr] || n.Dynamic != nil && d.Replace[n.Addr.Block()]
+}
+
+// noteUnpinned adds to the reasons of a node that will run what its
+// configuration leaves for the run to resolve (kind.Unpinned).
+func noteUnpinned(dec *Decision) {
+	u, ok := dec.Kind.(kind.Unpinned)
+	if !ok || dec.Action == NoOp || !dec.KindNode.Config.IsWhollyKnown() {
+		return
+	}
+	if what := u.Unpinned(dec.KindNode); what != "" {
+		dec.Reasons = append(dec.Reasons, Reason{Kind: "unpinned", Detail: what})
+	}
 }
 
 // upstreamBlocked reports an upstream node that cannot run on this machine

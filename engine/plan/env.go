@@ -26,10 +26,22 @@ func baseEnv() []string {
 }
 
 // NodeEnv is the environment n's processes start from: the minimal
-// environment and the variables its toolchain captured. known is false while
-// the toolchain's variables are not known (it is still to be built). A
-// kind's own settings (exec's env) and KILN_OUT come on top.
-func NodeEnv(n *config.Node, vals config.Values) (env []string, known bool) {
+// environment, the variables its toolchain captured, and the node's
+// env_prepend and env_append (from ev, its evaluated configuration; nil for
+// none) applied to them. known is false while the toolchain's variables are
+// not known (it is still to be built). A kind's own settings (exec's env)
+// and KILN_OUT come on top.
+func NodeEnv(n *config.Node, vals config.Values, ev *config.Evaluated) (env []string, known bool) {
+	env, known = toolchainEnv(n, vals)
+	if ev != nil {
+		before, after := ev.EnvExtensions()
+		env = extendEnv(env, before, after)
+	}
+	return env, known
+}
+
+// toolchainEnv is the minimal environment with the toolchain's variables.
+func toolchainEnv(n *config.Node, vals config.Values) (env []string, known bool) {
 	env = baseEnv()
 	tc := n.Meta.Toolchain
 	if tc == nil {
@@ -69,6 +81,35 @@ func MergeEnv(env []string, add ...string) []string {
 		}
 	}
 	return env
+}
+
+// extendEnv puts paths before or after the value each named variable has in
+// env — the host's and the toolchain's — joined with ":"; a variable env
+// lacks, or has empty, gets the paths alone (env_prepend, env_append).
+func extendEnv(env []string, before, after map[string][]string) []string {
+	names := map[string]bool{}
+	for k := range before {
+		names[k] = true
+	}
+	for k := range after {
+		names[k] = true
+	}
+	set := map[string]string{}
+	for name := range names {
+		var parts []string
+		parts = append(parts, before[name]...)
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+				if v != "" {
+					parts = append(parts, v)
+				}
+				break
+			}
+		}
+		parts = append(parts, after[name]...)
+		set[name] = strings.Join(parts, string(os.PathListSeparator))
+	}
+	return MergeEnv(env, sortedEnv(set)...)
 }
 
 func sortedEnv(m map[string]string) []string {

@@ -25,7 +25,7 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 	p := d.Pipeline
 	in := keyInputs{
 		kind: dec.Kind.Name(), version: dec.Kind.Version(), config: dec.Config.Config,
-		env: dec.Config.EnvRead, paths: pathNormaliser{state: p.StateDir, root: p.Root},
+		ext: dec.Config.Extensions, env: dec.Config.EnvRead, paths: pathNormaliser{state: p.StateDir, root: p.Root},
 	}
 	var pending []addr.Node
 	var recorded map[string]string

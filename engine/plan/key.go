@@ -18,10 +18,11 @@ import (
 type keyInputs struct {
 	kind    string
 	version string
-	config  cty.Value   // decoded, with self.out as the placeholder
-	inputs  [][2]string // path, digest
-	files   [][2]string // kind key files: path, digest
-	from    [][2]string // a dynamic instance's files under an upstream result: path, digest
+	config  cty.Value            // decoded, with self.out as the placeholder
+	ext     map[string]cty.Value // env_prepend, env_append: written as attributes
+	inputs  [][2]string          // path, digest
+	files   [][2]string          // kind key files: path, digest
+	from    [][2]string          // a dynamic instance's files under an upstream result: path, digest
 	deps    []upstream
 	facts   [][2]string       // probe key lines
 	program string            // the resolved program (ResolveProgram), or ""
@@ -68,6 +69,21 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("attribute %s: %w", n, err)
+		}
+		lines = append(lines, line{"attr", n + " " + s})
+	}
+	extNames := make([]string, 0, len(in.ext))
+	for n := range in.ext {
+		extNames = append(extNames, n)
+	}
+	sort.Strings(extNames)
+	for _, n := range extNames {
+		s, err := canonical(in.ext[n], in.paths, in.secret)
+		if err == errUnknown && in.unknownOK {
+			s, err = unknownValue, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", n, err)
 		}
 		lines = append(lines, line{"attr", n + " " + s})
 	}

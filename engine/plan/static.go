@@ -28,7 +28,7 @@ func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *h
 		return nil, diags
 	}
 	k := n.Block.Kind
-	in := keyInputs{kind: k.Name(), version: k.Version(), config: ev.Config, env: ev.EnvRead,
+	in := keyInputs{kind: k.Name(), version: k.Version(), config: ev.Config, ext: ev.Extensions, env: ev.EnvRead,
 		paths: pathNormaliser{state: p.StateDir, root: p.Root}, unknownOK: true}
 	files, err := ResolveInputs(p.Root, KeyedInputs(p.StateDir, ev.Inputs))
 	if err != nil {

@@ -260,7 +260,7 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 	if err != nil {
 		return nil, 0, fmt.Errorf("the pin in kiln.lock.hcl: %w; run kiln lock -update %s", err, n.Addr)
 	}
-	base, _ := plan.NodeEnv(n, a.vals)
+	base, _ := plan.NodeEnv(n, a.vals, ev)
 	env := plan.MergeEnv(base, append(resourceEnv(granted), "KILN_OUT="+dir)...)
 	var prev *kind.Record
 	if dec.Record.Good() {

@@ -30,7 +30,8 @@ type config struct {
 // hfConfig is a huggingface block.
 type hfConfig struct {
 	org, name string // repo = org/name
-	revision  string
+	revision  string // the 40-hex commit; "" until ref is resolved
+	ref       string // a branch or tag to resolve, when revision is not pinned
 	dataset   bool
 	files     []string
 	endpoint  string
@@ -43,6 +44,7 @@ const defaultStallTimeout = 60 * time.Second
 
 var (
 	commitRE   = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	hubRefRE   = regexp.MustCompile(`^[A-Za-z0-9._][A-Za-z0-9._/-]*$`)
 	repoPartRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
@@ -143,8 +145,8 @@ func (c *config) decodeHuggingFace(hf cty.Value) error {
 		return fmt.Errorf("huggingface repo %q must be ORG/NAME, e.g. \"Qwen/Qwen2.5-7B-Instruct\"", repo)
 	}
 	h.org, h.name = org, name
-	if !commitRE.MatchString(h.revision) {
-		return fmt.Errorf("huggingface revision %q must be a full 40-hex commit SHA (lower case); find it on the repo's \"Files\" page under \"History\"", h.revision)
+	if err := h.checkRevision(); err != nil {
+		return err
 	}
 	switch k := str(hf, "kind"); k {
 	case "", "model":
@@ -174,6 +176,24 @@ func (c *config) decodeHuggingFace(hf cty.Value) error {
 	}
 	sort.Strings(h.files)
 	c.hf = h
+	return nil
+}
+
+// checkRevision takes a revision that is not a 40-hex commit as a branch or
+// tag to resolve (and pin), as git_repo takes a ref.
+func (h *hfConfig) checkRevision() error {
+	r := h.revision
+	switch {
+	case commitRE.MatchString(r):
+		return nil
+	case r == "":
+		return errors.New("huggingface revision is empty: set a 40-hex commit SHA, or a branch or tag such as \"main\" (resolved once and pinned in kiln.lock.hcl)")
+	case commitRE.MatchString(strings.ToLower(r)):
+		return fmt.Errorf("huggingface revision %q: write the commit SHA in lower case", r)
+	case len(r) > 255 || !hubRefRE.MatchString(r) || strings.Contains(r, "..") || strings.Contains(r, "//") || strings.HasSuffix(r, "/"):
+		return fmt.Errorf("huggingface revision %q is neither a 40-hex commit SHA nor a branch or tag name", r)
+	}
+	h.ref, h.revision = r, ""
 	return nil
 }
 

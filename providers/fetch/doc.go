@@ -18,6 +18,15 @@
 // token_env is read from Build.Env, then kiln's environment, and is only
 // ever put in an Authorization header: never in errors, logs or attrs.
 //
+// A huggingface revision is a 40-hex commit, or a branch or tag. A branch
+// or tag is resolved as a git ref is: the listing at the ref names the
+// commit (the "sha" of the answer), every file is downloaded at that commit,
+// and the commit is recorded in Result.Attrs["revision"] and kept in
+// kiln.lock.hcl (kind.Pinner) with the ref and the repo; Pin then writes it
+// into the block's revision, so the key names the commit and a moving branch
+// changes nothing until kiln lock -update. ResolvePins asks the revision API
+// alone, without listing or downloading.
+//
 // Invariants. Bytes arrive in <state>/fetch/partial/<sha256(url)> and move
 // into the output folder only once verified, so a failed build publishes
 // nothing. A partial file survives a failure (stall, cut connection, Ctrl-C)

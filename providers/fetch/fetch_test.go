@@ -48,11 +48,16 @@ huggingface {
   repo = "a/b"
   revision = "a09a35458c702b33eeacc393d103063234e8bc28"
 }`, "remove them or the huggingface block"},
-		{"branch revision", `
+		{"revision neither commit nor branch", `
 huggingface {
   repo = "a/b"
-  revision = "main"
-}`, "full 40-hex commit SHA"},
+  revision = "../main"
+}`, "neither a 40-hex commit SHA nor a branch or tag name"},
+		{"upper-case commit", `
+huggingface {
+  repo = "a/b"
+  revision = "A09A35458C702B33EEACC393D103063234E8BC28"
+}`, "write the commit SHA in lower case"},
 		{"repo without org", `
 huggingface {
   repo = "gpt2"

@@ -58,10 +58,13 @@ func (f *Fetch) buildHuggingFace(ctx context.Context, b *kind.Build, c *config) 
 	} else if h.tokenEnv != "" {
 		fmt.Fprintf(b.Log, "%s is not set; asking the hub without a token\n", h.tokenEnv)
 	}
-	fmt.Fprintf(b.Log, "listing %s %s at %s on %s\n", h.kindName(), h.repo(), h.revision, h.endpoint)
+	fmt.Fprintf(b.Log, "listing %s %s at %s on %s\n", h.kindName(), h.repo(), h.revision+h.ref, h.endpoint)
 	listing, err := f.listHub(ctx, h, request{url: h.listURL(), headers: headers, secret: token, stall: c.stallTimeout})
 	if err != nil {
 		return nil, err
+	}
+	if h.ref != "" {
+		fmt.Fprintf(b.Log, "revision %s is commit %s; kiln.lock.hcl pins it\n", h.ref, h.revision)
 	}
 	files, err := selectFiles(h, listing)
 	if err != nil {
@@ -93,8 +96,12 @@ func (f *Fetch) buildHuggingFace(ctx context.Context, b *kind.Build, c *config) 
 	}
 
 	sum := "sha256:" + sha256Hex(manifest.String())
+	attrs := map[string]string{"checksum": sum, "revision": h.revision}
+	if h.ref != "" {
+		attrs["ref"] = h.ref
+	}
 	return &kind.Result{
-		Attrs: map[string]string{"checksum": sum, "revision": h.revision},
+		Attrs: attrs,
 		Exports: map[string]cty.Value{
 			"path":     cty.StringVal(filepath.Join(b.Out, h.org, h.name)),
 			"checksum": cty.StringVal(sum),
@@ -138,13 +145,50 @@ func (f *Fetch) fetchHubFile(ctx context.Context, b *kind.Build, r request, hf h
 	return got, size, nil
 }
 
-// listHub asks the hub for the files of the revision.
+// listHub asks the hub for the files of the revision, or of the ref: the
+// answer then names the commit the ref points at, which becomes h.revision,
+// so every file is downloaded from that one commit even if the ref moves.
 func (f *Fetch) listHub(ctx context.Context, h *hfConfig, r request) (*hubListing, error) {
+	var l hubListing
+	if err := f.hubJSON(ctx, h, r, "list the files of", &l); err != nil {
+		return nil, err
+	}
+	if h.ref != "" {
+		if !commitRE.MatchString(l.SHA) {
+			return nil, fmt.Errorf("list the files of %s %s: the hub's answer for revision %s names no commit (sha %q); check the endpoint", h.kindName(), h.repo(), h.ref, l.SHA)
+		}
+		h.revision = l.SHA
+		return &l, nil
+	}
+	if l.SHA != "" && l.SHA != h.revision {
+		return nil, fmt.Errorf("list the files of %s %s: asked for revision %s, the hub answered for %s; check the endpoint", h.kindName(), h.repo(), h.revision, l.SHA)
+	}
+	return &l, nil
+}
+
+// resolveHubRef asks the hub which commit h.ref names, without listing or
+// downloading anything (kiln lock).
+func (f *Fetch) resolveHubRef(ctx context.Context, h *hfConfig, r request) (string, error) {
+	var answer struct {
+		SHA string `json:"sha"`
+	}
+	if err := f.hubJSON(ctx, h, r, "resolve revision "+h.ref+" of", &answer); err != nil {
+		return "", err
+	}
+	if !commitRE.MatchString(answer.SHA) {
+		return "", fmt.Errorf("resolve revision %s of %s %s: the hub answered no commit (sha %q); check the endpoint and that the branch or tag exists", h.ref, h.kindName(), h.repo(), answer.SHA)
+	}
+	return answer.SHA, nil
+}
+
+// hubJSON asks the hub's API at r.url and decodes its JSON answer into v.
+// The answer must arrive within r.stall as a whole.
+func (f *Fetch) hubJSON(ctx context.Context, h *hfConfig, r request, what string, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, r.stall)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", r.url, err)
+		return fmt.Errorf("GET %s: %w", r.url, err)
 	}
 	for k, v := range r.headers {
 		req.Header.Set(k, v)
@@ -152,7 +196,7 @@ func (f *Fetch) listHub(ctx context.Context, h *hfConfig, r request) (*hubListin
 	req.Header.Set("Accept", "application/json")
 	resp, err := f.httpClient().Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("list the files of %s %s: %s", h.kindName(), h.repo(), redact(err.Error(), r.secret))
+		return fmt.Errorf("%s %s %s: %s", what, h.kindName(), h.repo(), redact(err.Error(), r.secret))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -160,23 +204,19 @@ func (f *Fetch) listHub(ctx context.Context, h *hfConfig, r request) (*hubListin
 		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 			hint = "; a gated or private repo needs a token: set token_env to the name of a variable holding it"
 		}
-		return nil, fmt.Errorf("list the files of %s %s: %w%s", h.kindName(), h.repo(), statusError(r, resp), hint)
+		return fmt.Errorf("%s %s %s: %w%s", what, h.kindName(), h.repo(), statusError(r, resp), hint)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxListingBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("list the files of %s %s: read %s: %s", h.kindName(), h.repo(), r.url, redact(err.Error(), r.secret))
+		return fmt.Errorf("%s %s %s: read %s: %s", what, h.kindName(), h.repo(), r.url, redact(err.Error(), r.secret))
 	}
 	if len(body) > maxListingBytes {
-		return nil, fmt.Errorf("list the files of %s %s: the answer of %s is larger than %d bytes", h.kindName(), h.repo(), r.url, maxListingBytes)
+		return fmt.Errorf("%s %s %s: the answer of %s is larger than %d bytes", what, h.kindName(), h.repo(), r.url, maxListingBytes)
 	}
-	var l hubListing
-	if err := json.Unmarshal(body, &l); err != nil {
-		return nil, fmt.Errorf("list the files of %s %s: %s is not the hub's JSON: %w", h.kindName(), h.repo(), r.url, err)
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%s %s %s: %s is not the hub's JSON: %w", what, h.kindName(), h.repo(), r.url, err)
 	}
-	if l.SHA != "" && l.SHA != h.revision {
-		return nil, fmt.Errorf("list the files of %s %s: asked for revision %s, the hub answered for %s; check the endpoint", h.kindName(), h.repo(), h.revision, l.SHA)
-	}
-	return &l, nil
+	return nil
 }
 
 // selectFiles keeps the listed files that match the patterns, sorted by
@@ -223,9 +263,18 @@ func (h *hfConfig) kindName() string {
 	return "model"
 }
 
-// listURL is the revision API address of the repo.
-func (h *hfConfig) listURL() string {
-	return fmt.Sprintf("%s/api/%ss/%s/revision/%s?blobs=true", h.endpoint, h.kindName(), h.repo(), h.revision)
+// listURL is the revision API address of the repo at its revision, or at
+// its ref while that is not resolved, listing the files with their blobs.
+func (h *hfConfig) listURL() string { return h.revisionURL() + "?blobs=true" }
+
+// revisionURL is the revision API address of the repo at its revision, or
+// at its ref while that is not resolved; it answers {"sha": ...}.
+func (h *hfConfig) revisionURL() string {
+	at := h.revision
+	if at == "" {
+		at = url.PathEscape(h.ref) // refs/pr/1 is asked for as refs%2Fpr%2F1
+	}
+	return fmt.Sprintf("%s/api/%ss/%s/revision/%s", h.endpoint, h.kindName(), h.repo(), at)
 }
 
 // resolveURL is the download address of one file of the repo.

@@ -13,7 +13,17 @@ import (
 var (
 	_ kind.Pinner      = (*Repo)(nil)
 	_ kind.PinResolver = (*Repo)(nil)
+	_ kind.Unpinned    = (*Repo)(nil)
 )
+
+// Unpinned names a ref the lock does not pin yet.
+func (r *Repo) Unpinned(n *kind.Node) string {
+	c, err := decodeConfig(n.Config)
+	if err != nil || c.Ref == "" {
+		return ""
+	}
+	return fmt.Sprintf("ref %s of %s: kiln lock (or this apply) resolves it to a commit and pins it in kiln.lock.hcl", c.Ref, c.URL)
+}
 
 // Pins are, for a node that names a ref and no commit, the commit the build
 // checked out, with the ref and url it was resolved from.
