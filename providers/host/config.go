@@ -28,6 +28,7 @@ type requirements struct {
 	Arch     string
 	Driver   string
 	Firmware string
+	Files    []string // must exist (absolute, or relative to the pipeline folder)
 }
 
 func decodeSources(v cty.Value, root string) (sources, error) {
@@ -62,7 +63,7 @@ func decodeSources(v cty.Value, root string) (sources, error) {
 	return src, nil
 }
 
-func decodeRequirements(v cty.Value) (requirements, error) {
+func decodeRequirements(v cty.Value, root string) (requirements, error) {
 	r := requirements{NPUs: -1}
 	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute("require") {
 		return r, nil
@@ -96,6 +97,21 @@ func decodeRequirements(v cty.Value) (requirements, error) {
 			return r, err
 		}
 		*dst = s
+	}
+	if req.Type().IsObjectType() && req.Type().HasAttribute("files") {
+		files := req.GetAttr("files")
+		switch {
+		case !files.IsWhollyKnown():
+			return r, errUnknown
+		case !files.IsNull():
+			for it := files.ElementIterator(); it.Next(); {
+				_, f := it.Element()
+				if f.IsNull() || f.AsString() == "" {
+					return r, errors.New("require.files holds an empty path")
+				}
+				r.Files = append(r.Files, resolve(root, proc.ExpandArch(f.AsString())))
+			}
+		}
 	}
 	return r, nil
 }

@@ -199,6 +199,8 @@ func TestProbeUnmetRequirements(t *testing.T) {
 		{"driver prefix", `driver = "23.0"`, "host a2: needs driver 23.0*, found 24.1.rc2"},
 		{"driver prefix met", `driver = "24.1.rc"`, ""},
 		{"arch", `arch = "riscv64"`, "host a2: needs arch riscv64, found " + proc.Arch()},
+		{"a file present", `files = ["fake/` + "<arch>" + `.txt"]`, ""},
+		{"a file missing", `files = ["/usr/lib/libjemalloc-kiln-missing.so.2", "fake/` + "<arch>" + `.txt"]`, "host a2: needs /usr/lib/libjemalloc-kiln-missing.so.2, not found"},
 		{
 			"every unmet one", "npus = 16\ncann = \"8.3.RC1\"\nfirmware = \"7.6\"",
 			"host a2: needs 16 NPUs, found 8; needs CANN 8.3.RC1, found 8.2.RC1; needs firmware 7.6*, found 7.5.0.1.129",
@@ -207,6 +209,12 @@ func TestProbeUnmetRequirements(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeHost(t, npuSmiList(8, true), "8.2.RC1")
+			if err := os.MkdirAll(filepath.Join(f.dir, "fake"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(f.dir, "fake", proc.Arch()+".txt"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
 			k := New()
 			p := probe(t, k, node(t, k, f.dir, f.hcl(tt.require)))
 			if diff := cmp.Diff(tt.blocked, p.Blocked); diff != "" {

@@ -32,7 +32,7 @@ func decode(n *kind.Node) (sources, requirements, error) {
 	if err != nil {
 		return src, requirements{}, wrap(n, err)
 	}
-	req, err := decodeRequirements(n.Config)
+	req, err := decodeRequirements(n.Config, n.Root)
 	return src, req, wrap(n, err)
 }
 

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -28,6 +29,11 @@ func (r requirements) unmet(f *facts) []string {
 	}
 	if r.Firmware != "" && (f.Firmware == "" || !strings.HasPrefix(f.Firmware, r.Firmware)) {
 		out = append(out, fmt.Sprintf("needs firmware %s*, found %s", r.Firmware, orNone(f.Firmware, f.Reasons["firmware"])))
+	}
+	for _, file := range r.Files {
+		if _, err := os.Stat(file); err != nil {
+			out = append(out, fmt.Sprintf("needs %s, not found", file))
+		}
 	}
 	return out
 }

@@ -39,6 +39,7 @@ Only the facts named in the require block enter the keys of the nodes that use t
 			{Name: "arch", Type: cty.String, Key: schema.KeyValue, Doc: "The exact CPU architecture, as uname -m prints it.", Example: `"aarch64"`},
 			{Name: "driver", Type: cty.String, Key: schema.KeyValue, Doc: "A prefix of the driver version.", Example: `"24.1"`},
 			{Name: "firmware", Type: cty.String, Key: schema.KeyValue, Doc: "A prefix of the firmware version.", Example: `"7.5"`},
+			{Name: "files", Type: cty.List(cty.String), Key: schema.KeyValue, Doc: `Files that must exist (a library a run preloads: the loader only warns about a missing LD_PRELOAD); relative to the pipeline folder, "<arch>" for the machine's architecture. Whether they exist does not enter the key.`, Example: `["/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"]`},
 		},
 	}},
 	Exports: []schema.Export{

@@ -47,7 +47,8 @@ func (p *PythonEnv) build(ctx context.Context, b *kind.Build) (*kind.Result, err
 	if err != nil {
 		return nil, err
 	}
-	if err := report(CheckConstraints(constraints, snaps), complaints, cfg.PipCheck); err != nil {
+	violations := append(CheckConstraints(constraints, snaps), CheckAbsent(cfg.Absent, snaps)...)
+	if err := report(violations, complaints, cfg.PipCheck); err != nil {
 		return nil, err
 	}
 	return p.result(ctx, b, v, complaints)

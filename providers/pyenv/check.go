@@ -67,6 +67,24 @@ func CheckConstraints(cs []Constraint, snaps []Snapshot) []string {
 	return out
 }
 
+// CheckAbsent returns one line per distribution of names that the venv
+// holds although it must not (triton on Ascend), naming the step that
+// installed it.
+func CheckAbsent(names []string, snaps []Snapshot) []string {
+	if len(snaps) == 0 {
+		return nil
+	}
+	final := snaps[len(snaps)-1].Dists
+	var out []string
+	for _, n := range names {
+		name := NormaliseName(n)
+		if versions := final[name]; len(versions) > 0 {
+			out = append(out, fmt.Sprintf("%s: installed %s, required absent%s", n, strings.Join(versions, " and "), origin(name, snaps, "installed")))
+		}
+	}
+	return out
+}
+
 // unmet is "" when installed meets every specifier, else the specifiers
 // as the report shows them.
 func unmet(specs []Specifier, installed string) string {
@@ -105,7 +123,8 @@ func origin(name string, snaps []Snapshot, verb string) string {
 	return " (no install step installed it)"
 }
 
-// report is the error listing every violated constraint and, when pip_check
+// report is the error listing every violated constraint (and absent
+// distribution) and, when pip_check
 // is "error", every complaint of pip check; nil when there is none.
 func report(violations, complaints []string, mode string) error {
 	if mode != "error" {

@@ -9,7 +9,10 @@
 // pins win, and constraints prove after the fact that they did. A violation
 // names the package, the installed and the required version and the step
 // that last installed or removed it, found by listing the venv after every
-// step. pip check runs too; pip_check = "error" (the default) fails the build
+// step. A step may instead uninstall distributions (uninstall = ["triton"],
+// pip uninstall --yes; one not installed is skipped), and absent lists
+// distributions that must not be installed once every step ran, checked and
+// reported the same way. pip check runs too; pip_check = "error" (the default) fails the build
 // on its complaints, "warn" logs them and keeps them in Result.Attrs, "off"
 // skips it.
 //
@@ -30,7 +33,10 @@
 // what was added, removed or changed.
 //
 // The interpreter must be Python 3.8 or newer (importlib.metadata lists
-// what is installed after each step).
+// what is installed after each step). Probe looks for it at plan time on
+// kiln's PATH and runs it once (with the venv and ensurepip modules), so a
+// missing interpreter, or a pyenv shim for a version that is not selected,
+// blocks the node in the plan with what is wrong.
 //
 // Nothing here holds state between calls; a PythonEnv may build several
 // nodes at once.

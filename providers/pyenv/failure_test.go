@@ -96,3 +96,54 @@ func TestBuildRejectsBadConstraintBeforeCreatingTheVenv(t *testing.T) {
 		t.Errorf("the build ran commands despite the bad constraint:\n%s", log)
 	}
 }
+
+// An uninstall step removes a distribution an earlier step pulled in (as
+// the Ascend images remove triton), and absent proves it stayed removed;
+// without the step, absent names the step that installed it.
+func TestBuildUninstallAndAbsent(t *testing.T) {
+	needPython(t)
+	t.Parallel()
+	p := newPipeline(t)
+	writeWheel(t, filepath.Join(p.root, "dist"), "torchy", "2.7.1", "tritonish")
+	writeWheel(t, filepath.Join(p.root, "dist"), "tritonish", "3.3.1")
+	install := `
+no_index = true
+install {
+  wheels = ["dist/*.whl"]
+}
+`
+	b, res, err := p.build(t, &PythonEnv{KillGrace: DefaultKillGrace}, install+`
+install {
+  uninstall = ["tritonish"]
+}
+absent    = ["tritonish"]
+pip_check = "off"
+`)
+	if err != nil {
+		t.Fatalf("build: %v\nlog:\n%s", err, b.Log)
+	}
+	if strings.Contains(res.Attrs["freeze"], "tritonish") || !strings.Contains(res.Attrs["freeze"], "torchy") {
+		t.Errorf("freeze after the uninstall step:\n%s", res.Attrs["freeze"])
+	}
+	if !strings.Contains(b.Log.(*bytes.Buffer).String(), "pip uninstall --disable-pip-version-check --no-input --yes tritonish") {
+		t.Errorf("the log does not show the uninstall step:\n%s", b.Log)
+	}
+
+	_, _, err = p.build(t, &PythonEnv{KillGrace: DefaultKillGrace}, install+`
+absent    = ["tritonish"]
+pip_check = "off"
+`)
+	if err == nil || !strings.Contains(err.Error(), "tritonish: installed 3.3.1, required absent (installed by step 1: dist/*.whl)") {
+		t.Errorf("error = %v, want tritonish named as present, with its step", err)
+	}
+
+	_, _, err = p.build(t, &PythonEnv{KillGrace: DefaultKillGrace}, `
+install {
+  uninstall = ["tritonish"]
+  no_deps   = true
+}
+`)
+	if err == nil || !strings.Contains(err.Error(), "a step that uninstalls does nothing else") {
+		t.Errorf("error = %v, want a step that uninstalls and installs refused", err)
+	}
+}

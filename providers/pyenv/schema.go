@@ -37,6 +37,8 @@ The digest is the interpreter's version and the sorted pip freeze --all, so the 
 			Doc: "pip's --no-index: install only from find_links and wheels.", Example: `true`},
 		{Name: "constraints", Type: stringList, Key: schema.KeyValue,
 			Doc: "Requirements the finished venv must meet (a name, or a name with specifiers such as ==, >=, ~=); checked after every step ran.", Example: `["torch==2.7.1", "ray"]`},
+		{Name: "absent", Type: stringList, Key: schema.KeyValue,
+			Doc: "Distributions the finished venv must not hold (triton on Ascend); checked with constraints, naming the step that installed one.", Example: `["triton"]`},
 		{Name: "pip_check", Type: cty.String, Default: cty.StringVal("error"), Key: schema.KeyValue,
 			Doc: `What pip check's complaints do: "error" fails the build, "warn" logs them and keeps them in state, "off" skips the check.`, Example: `"warn"`},
 	},
@@ -61,6 +63,8 @@ The digest is the interpreter's version and the sorted pip freeze --all, so the 
 				Doc: "Environment variables for this step only.", Example: `{ VLLM_TARGET_DEVICE = "empty" }`},
 			{Name: "extra_args", Type: stringList, Key: schema.KeyValue,
 				Doc: "More arguments for pip install.", Example: `["--pre"]`},
+			{Name: "uninstall", Type: stringList, Key: schema.KeyValue,
+				Doc: "Distributions to remove with pip uninstall --yes, instead of installing anything (one not installed is skipped); the step does nothing else.", Example: `["triton"]`},
 		},
 	}},
 	Exports: []schema.Export{

@@ -16,7 +16,8 @@ type config struct {
 	NoIndex        bool
 	Steps          []step
 	Constraints    []string
-	PipCheck       string // "error", "warn" or "off"
+	Absent         []string // distributions that must not be installed
+	PipCheck       string   // "error", "warn" or "off"
 }
 
 // step is one install block: one pip invocation.
@@ -29,6 +30,7 @@ type step struct {
 	NoBuildIsolation bool
 	Env              [][2]string // sorted by name
 	ExtraArgs        []string
+	Uninstall        []string // pip uninstall --yes these, instead of installing
 }
 
 var (
@@ -47,6 +49,7 @@ func decodeConfig(v cty.Value) (config, error) {
 		FindLinks:      r.strs("find_links"),
 		NoIndex:        r.boolean("no_index"),
 		Constraints:    r.strs("constraints"),
+		Absent:         r.strs("absent"),
 		PipCheck:       r.str("pip_check"),
 	}
 	if c.Python == "" {
@@ -66,9 +69,13 @@ func decodeConfig(v cty.Value) (config, error) {
 			NoBuildIsolation: sr.boolean("no_build_isolation"),
 			Env:              sr.strMap("env"),
 			ExtraArgs:        sr.strs("extra_args"),
+			Uninstall:        sr.strs("uninstall"),
 		})
 		if sr.err != nil {
 			return config{}, sr.err
+		}
+		if st := c.Steps[len(c.Steps)-1]; len(st.Uninstall) > 0 && (len(st.Requirements)+len(st.Packages)+len(st.Editable)+len(st.Wheels)+len(st.ExtraArgs) > 0 || st.NoDeps || st.NoBuildIsolation) {
+			return config{}, fmt.Errorf("install block %d: a step that uninstalls does nothing else: move requirements, packages, editable, wheels and their options to another install block", i+1)
 		}
 	}
 	if r.err != nil {

@@ -26,6 +26,10 @@ func (c config) indexArgs(root string) []string {
 
 // pipArgs is the pip command line of one step after "python -m".
 func (s step) pipArgs(c config, root string) ([]string, error) {
+	if len(s.Uninstall) > 0 {
+		// A distribution that is not installed is skipped, with a warning.
+		return append([]string{"pip", "uninstall", "--disable-pip-version-check", "--no-input", "--yes"}, s.Uninstall...), nil
+	}
 	args := []string{"pip", "install", "--disable-pip-version-check", "--no-input"}
 	args = append(args, c.indexArgs(root)...)
 	if s.NoDeps {
@@ -72,6 +76,9 @@ func (s step) pipArgs(c config, root string) ([]string, error) {
 // or wheel pattern, as reports refer to it: relative paths as written,
 // absolute ones by their last element (two when it is a glob).
 func (s step) label() string {
+	if len(s.Uninstall) > 0 {
+		return "uninstall " + strings.Join(s.Uninstall, " ")
+	}
 	for _, list := range [][]string{s.Requirements, s.Packages, s.Editable, s.Wheels} {
 		if len(list) == 0 {
 			continue

@@ -1,0 +1,109 @@
+package pyenv
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/proc"
+)
+
+var _ kind.Prober = (*PythonEnv)(nil)
+
+// probeTimeout bounds one run of an interpreter at plan time.
+const probeTimeout = 20 * time.Second
+
+// interpreter is what a plan-time look at an interpreter found.
+type interpreter struct {
+	path    string
+	version string
+	problem string // why it cannot make a venv here; "" when it can
+}
+
+// probes caches interpreter looks by name and PATH for the life of the
+// process: a plan asks once per interpreter, however many environments use
+// it.
+var probes sync.Map // string -> *interpreterOnce
+
+type interpreterOnce struct {
+	once sync.Once
+	in   interpreter
+}
+
+// Probe checks at plan time that the interpreter the venv is made from is
+// on this machine and runs, with the venv module: a pipeline that names
+// python3.11 says "python3.11 not found" before anything runs, not hours
+// later. The name is looked up on kiln's PATH, the one a build gets unless
+// a toolchain changes it (an interpreter only a toolchain provides is given
+// by its absolute path). Nothing enters the key: the interpreter's version
+// is part of the digest once the venv is built.
+func (p *PythonEnv) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*kind.Probe, error) {
+	python := "python3"
+	if v := n.Config; !v.IsNull() && v.IsKnown() && v.Type().IsObjectType() && v.Type().HasAttribute("python") {
+		if a := v.GetAttr("python"); a.IsKnown() && !a.IsNull() {
+			python = a.AsString()
+		}
+	}
+	path := os.Getenv("PATH")
+	v, _ := probes.LoadOrStore(python+"\x00"+n.Root+"\x00"+path, &interpreterOnce{})
+	o := v.(*interpreterOnce)
+	o.once.Do(func() { o.in = lookInterpreter(ctx, python, path, n.Root, p.grace()) })
+	in := o.in
+	if in.problem != "" {
+		return &kind.Probe{Blocked: fmt.Sprintf("python_env %s: %s", n.Addr.Name, in.problem)}, nil
+	}
+	return &kind.Probe{Facts: map[string]string{"interpreter": in.path, "interpreter_version": in.version}}, nil
+}
+
+// lookInterpreter finds python on path and runs it once.
+func lookInterpreter(ctx context.Context, python, path, root string, grace time.Duration) interpreter {
+	interp, err := findInterpreter(python, []string{"PATH=" + path}, root)
+	if err != nil {
+		return interpreter{problem: python + " not found (install it, add its folder to PATH, or set python to an installed interpreter)"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	var stderr bytes.Buffer
+	c := command{
+		Path: interp,
+		Args: []string{"-c", "import sys, venv, ensurepip; print('%d.%d.%d' % sys.version_info[:3])"},
+		Env:  append(proc.Environ("HOME", "LANG"), "PATH="+path),
+		Log:  &stderr,
+	}
+	out, err := output(ctx, c, grace)
+	if err != nil {
+		why := firstComplaint(stderr.String())
+		if why == "" {
+			why = err.Error()
+		}
+		if strings.Contains(why, "ensurepip") || strings.Contains(why, "venv") {
+			why += " (on Debian and Ubuntu install python3-venv)"
+		}
+		return interpreter{path: interp, problem: fmt.Sprintf("%s (%s) does not run: %s", python, interp, why)}
+	}
+	return interpreter{path: interp, version: strings.TrimSpace(string(out))}
+}
+
+// firstComplaint is the line of an interpreter's error output that says
+// what is wrong: the last line of a Python traceback, else the first line
+// (a pyenv shim's "pyenv: python3.10: command not found").
+func firstComplaint(stderr string) string {
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	switch {
+	case len(lines) == 0:
+		return ""
+	case strings.HasPrefix(lines[0], "Traceback"):
+		return lines[len(lines)-1]
+	}
+	return lines[0]
+}

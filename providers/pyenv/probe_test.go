@@ -1,0 +1,53 @@
+package pyenv
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/kind"
+)
+
+// TestProbeInterpreter: at plan time, an interpreter that is missing, or
+// that is on PATH but does not run (a pyenv shim for a version not
+// selected), blocks the node with what is wrong; one that runs is named
+// with its version.
+func TestProbeInterpreter(t *testing.T) {
+	bin := t.TempDir()
+	shim := "#!/bin/sh\necho \"pyenv: python3.77: command not found\" >&2\necho >&2\necho \"The 'python3.77' command exists in these Python versions:\" >&2\nexit 127\n"
+	if err := os.WriteFile(filepath.Join(bin, "python3.77"), []byte(shim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	noVenv := "#!/bin/sh\nprintf 'Traceback (most recent call last):\\n  File \"<string>\", line 1\\nModuleNotFoundError: No module named '\"'ensurepip'\"'\\n' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "python3.78"), []byte(noVenv), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	tests := []struct {
+		python  string
+		blocked string // "" when it runs
+	}{
+		{"python3", ""},
+		{"python-kiln-missing", "python_env x: python-kiln-missing not found (install it, add its folder to PATH, or set python to an installed interpreter)"},
+		{"python3.77", "python_env x: python3.77 (" + filepath.Join(bin, "python3.77") + ") does not run: pyenv: python3.77: command not found"},
+		{"python3.78", "python_env x: python3.78 (" + filepath.Join(bin, "python3.78") + ") does not run: ModuleNotFoundError: No module named 'ensurepip' (on Debian and Ubuntu install python3-venv)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.python, func(t *testing.T) {
+			n := &kind.Node{Addr: addr.Node{Kind: "python_env", Name: "x"}, Config: decodeHCL(t, `python = "`+tt.python+`"`), Root: t.TempDir()}
+			p, err := New().(*PythonEnv).Probe(context.Background(), n, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Blocked != tt.blocked {
+				t.Errorf("Blocked = %q\nwant      %q", p.Blocked, tt.blocked)
+			}
+			if tt.blocked == "" && !strings.HasPrefix(p.Facts["interpreter_version"], "3.") {
+				t.Errorf("Facts = %v, want the interpreter's version", p.Facts)
+			}
+		})
+	}
+}
