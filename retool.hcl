@@ -4,10 +4,20 @@
 # This is the run book "ReTool on Ascend NPU" (MindSpeed-RL
 # verl_npu/docs/retool_zh.md) as a pipeline that works: every source and
 # data set pinned, and every step the run book gets wrong replaced by a
-# visible step whose comment says why. kiln plan shows what would run;
-# kiln plan -json names what this machine lacks (NPUs, CANN).
+# visible step whose comment says why. kiln plan shows what would run and
+# what this machine lacks (NPUs, CANN, an interpreter, a library);
+# kiln plan -json says the same for scripts.
 #
-#   mindspeed_rl ─ verl (2 patches) ─ verl_wheel ─┐
+# Whose is what. Upstream's: the sources at their commits, MindSpeed-RL's
+# verl patches (applied from its checkout, so an upstream fix arrives with a
+# pin bump), the recipe's scripts and every Hydra override copied from
+# verl's and MindSpeed-RL's run scripts. kiln's own, each marked "kiln:" in
+# its comment: the steps that make them run together here (wheels built in
+# copies, one environment with consistent pins, the sandbox as a service,
+# paths between steps, env_prepend instead of replacing CANN's PYTHONPATH,
+# patches/verl-npu-sync-all.patch, the bounded RL run).
+#
+#   mindspeed_rl ─ verl (3 patches) ─ verl_wheel ─┐
 #   vllm ─ vllm_wheel, vllm_ascend ─ wheel ───────┴─ python_env.retool ─┐
 #   qwen, retool_sft ─ sft_preprocess ─ sft_train ─ sft_merge ─┐
 #   sandbox_fusion ─ ... ─ service.sandbox ─ tool_config ──────┼─ rl_train
@@ -46,7 +56,7 @@ variable "driver_info" {
 variable "jemalloc" {
   type        = string
   default     = "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"
-  description = "libjemalloc preloaded by the RL run (apt install libjemalloc2; a source build puts it in /usr/local/lib)."
+  description = "libjemalloc preloaded by the RL run (apt install libjemalloc2; a source build puts it in /usr/local/lib); host.a2 requires it."
 }
 
 variable "python" {
@@ -111,20 +121,38 @@ variable "hf_endpoint" {
   description = "Hugging Face hub or mirror the weights and data sets come from."
 }
 
-# Pin the real commit: replace this placeholder with the commit SHA of
-# JoeYing/ReTool-SFT shown under "History" on the hub before the first apply.
-variable "retool_sft_revision" {
+# kiln: where the git repositories come from. A mirror can also be set up
+# once for every pipeline in the user's own git configuration, which
+# git_repo uses (git config --global url.https://mirror.example/.insteadOf
+# https://github.com/); that keeps the urls, and so the keys, unchanged.
+variable "github" {
   type        = string
-  default     = "0000000000000000000000000000000000000000"
-  description = "Commit of the JoeYing/ReTool-SFT data set (placeholder: pin the real commit)."
+  default     = "https://github.com"
+  description = "Base url of the GitHub repositories (volcengine/verl, vllm-project/*, bytedance/SandboxFusion, Ascend/MindSpeed-RL), or of a mirror with the same paths."
 }
 
-# Pin the real commit: replace this placeholder with the commit SHA of
-# Maxwell-Jia/AIME_2024 shown under "History" on the hub before the first apply.
+# kiln: a branch (or tag) of a Hugging Face repository is resolved to its
+# commit by kiln lock or the first apply and pinned in kiln.lock.hcl; it
+# holds until kiln lock -update fetch.NAME. A 40-hex commit pins it here.
+variable "retool_sft_revision" {
+  type        = string
+  default     = "main"
+  description = "Branch, tag or commit of the JoeYing/ReTool-SFT data set; a branch or tag is pinned in kiln.lock.hcl."
+}
+
 variable "aime_2024_revision" {
   type        = string
-  default     = "0000000000000000000000000000000000000000"
-  description = "Commit of the Maxwell-Jia/AIME_2024 data set (placeholder: pin the real commit)."
+  default     = "main"
+  description = "Branch, tag or commit of the Maxwell-Jia/AIME_2024 data set; a branch or tag is pinned in kiln.lock.hcl."
+}
+
+# kiln: the RL run of the MindSpeed-RL script is one epoch over
+# DAPO-Math-17k, about 1.7M rows at batch 32: it would not end. This bounds
+# it (trainer.total_training_steps); the last step is always checkpointed.
+variable "rl_total_steps" {
+  type        = number
+  default     = 200
+  description = "Training steps of the RL run (trainer.total_training_steps); also the progress total."
 }
 
 locals {
@@ -134,19 +162,24 @@ locals {
 
 # ---------------------------------------------------------------- machine
 
+# The training host. kiln: libjemalloc is required here because the RL run
+# preloads it and ld.so only warns when LD_PRELOAD names a missing file.
 host "a2" {
   npu_smi     = var.npu_smi
   driver_info = var.driver_info
   cann_info   = "${var.ascend_toolkit_home}/latest/<arch>-linux/ascend_toolkit_install.info"
 
   require {
-    npus = 8
-    cann = "8.3.RC1"
+    npus  = 8
+    cann  = "8.3.RC1"
+    files = [var.jemalloc]
   }
 }
 
 # CANN's environment, captured once. The run book sources only the toolkit;
-# vllm-ascend's docs and Dockerfile source NNAL/ATB too.
+# vllm-ascend's docs and Dockerfile source NNAL/ATB too. Its PYTHONPATH
+# (python/site-packages and the TBE operator folders torch_npu compiles
+# with) is kept: the steps below add verl with env_prepend, not env.
 toolchain "cann" {
   setup = [
     "${var.ascend_toolkit_home}/set_env.sh",
@@ -165,45 +198,60 @@ toolchain "cann" {
 # MindSpeed-RL at the commit that added the ReTool run book, its RL script
 # and the two verl patches ("support retool on npu").
 git_repo "mindspeed_rl" {
-  url    = "https://github.com/Ascend/MindSpeed-RL.git"
+  url    = "${var.github}/Ascend/MindSpeed-RL.git"
   commit = "679b564f6c3517632cc7869c687f2e08f068f78a"
 }
 
-# verl v0.6.1. Without MindSpeed-RL's two patches the RL step fails on this
-# commit: the agent loop's reward manager calls compute_score with
-# reward_router_address= and reward_model_tokenizer=, which the recipe's
-# compute_score does not take (TypeError; retool.patch adds **merged_kwargs),
-# and the reward reads extra_info["num_turns"], which the agent loop never
-# sets (KeyError; agent_loop.patch sets it before compute_score.remote). The
-# run book leaves them to the verl_npu plugin, which patches the installed
-# tree at import time; here they are applied at checkout, read from the
-# MindSpeed-RL checkout above, and their contents enter verl's digest.
+# verl v0.6.1. Without MindSpeed-RL's retool and agent_loop patches the RL
+# step fails on this commit: the agent loop's reward manager calls
+# compute_score with reward_router_address= and reward_model_tokenizer=,
+# which the recipe's compute_score does not take (TypeError; retool.patch
+# adds **merged_kwargs), and the reward reads extra_info["num_turns"], which
+# the agent loop never sets (KeyError; agent_loop.patch sets it before
+# compute_score.remote). The run book leaves them to the verl_npu plugin,
+# which patches the installed tree at import time with "patch -p1 -N"; here
+# they are applied at checkout, read from the MindSpeed-RL checkout above,
+# and their contents enter verl's digest. retool.patch ends with an empty
+# context line without its newline, which git apply calls corrupt: git_repo
+# applies it with GNU patch, as the plugin does, and its log says so.
+#
+# The plugin applies two more patches of that folder; they are not needed
+# here. vllm_rollout_spmd.patch changes only vLLMRollout, the synchronous
+# (SPMD) rollout, and its imports; with actor_rollout_ref.rollout.mode=async
+# verl's rollout/base.py selects vLLMAsyncRollout, which it does not touch.
+# hybrid_tp_config.patch adds the module only vllm_rollout_spmd.patch uses.
+#
+# kiln: patches/verl-npu-sync-all.patch is this pipeline's own; it does what
+# the plugin does to tensordict's TensorDictBase._sync_all (see the patch).
 git_repo "verl" {
-  url    = "https://github.com/volcengine/verl.git"
+  url    = "${var.github}/volcengine/verl.git"
   commit = "d62da4950573d7a4b7ef2362337952e7ab59e78d"
   patches = [
     "${git_repo.mindspeed_rl.out}/verl_npu/verl_npu/patch/verl/d62da4950/retool.patch",
     "${git_repo.mindspeed_rl.out}/verl_npu/verl_npu/patch/verl/d62da4950/agent_loop.patch",
+    "patches/verl-npu-sync-all.patch",
   ]
 }
 
 # vLLM v0.11.0 (MindSpeed-RL installs this commit as vllm 0.11.0).
 git_repo "vllm" {
-  url    = "https://github.com/vllm-project/vllm.git"
+  url    = "${var.github}/vllm-project/vllm.git"
   commit = "b8b302cde434df8c9289a2b465406b47ebab1c2d"
 }
 
 # vllm-ascend, branch v0.11.0-dev.
 git_repo "vllm_ascend" {
-  url    = "https://github.com/vllm-project/vllm-ascend.git"
+  url    = "${var.github}/vllm-project/vllm-ascend.git"
   commit = "ceadc2788da2a3d726d644e27aeaef14c6966405"
 }
 
-# What vllm-ascend's build needs, pinned as in its pyproject.toml: its
-# setup.py finds torch_npu with "python3 -m pip show torch-npu" and pybind11
-# and cmake on PATH, which pip's isolated build environment does not
-# provide, so the build uses this environment with --no-build-isolation (as
-# vllm-ascend's installation guide advises when torch-npu versions conflict).
+# kiln: the build environment of the three wheels below. What vllm-ascend's
+# build needs, pinned as in its pyproject.toml: its setup.py finds torch_npu
+# with "python3 -m pip show torch-npu" and pybind11 and cmake on PATH, which
+# pip's isolated build environment does not provide, so the build uses this
+# environment with --no-build-isolation (as vllm-ascend's installation guide
+# advises when torch-npu versions conflict). vLLM and verl are built with its
+# interpreter too, not whatever python3.10 the host has.
 python_env "vllm_ascend_build" {
   python           = var.python
   extra_index_urls = [var.torch_extra_index]
@@ -225,14 +273,14 @@ python_env "vllm_ascend_build" {
 # stays as git_repo verified it. The toolkit's devlib (libascend_hal.so) is
 # on the library path at build time, as in vllm-ascend's Dockerfile.
 exec "vllm_ascend_wheel" {
-  toolchain = toolchain.cann
+  toolchain   = toolchain.cann
+  env_prepend = { PATH = python_env.vllm_ascend_build.bin }
   env = {
     COMPILE_CUSTOM_KERNELS = "1"
     SOC_VERSION            = var.soc_version
   }
   command = <<-EOT
     set -eu
-    export PATH="${python_env.vllm_ascend_build.out}/bin:$PATH"
     export LD_LIBRARY_PATH="$${LD_LIBRARY_PATH:-}:${var.ascend_toolkit_home}/latest/$(uname -m)-linux/devlib"
     cp -a ${git_repo.vllm_ascend.out}/. "$KILN_OUT/src"
     python3 -m pip wheel --no-deps --no-build-isolation --wheel-dir "$KILN_OUT/dist" "$KILN_OUT/src"
@@ -257,7 +305,7 @@ exec "vllm_wheel" {
   command = <<-EOT
     set -eu
     cp -a ${git_repo.vllm.out}/. "$KILN_OUT/src"
-    ${var.python} -m pip wheel --no-deps --extra-index-url ${var.torch_extra_index} \
+    ${python_env.vllm_ascend_build.python} -m pip wheel --no-deps --extra-index-url ${var.torch_extra_index} \
       --wheel-dir "$KILN_OUT/dist" "$KILN_OUT/src"
     rm -rf "$KILN_OUT/src"
   EOT
@@ -267,7 +315,7 @@ exec "verl_wheel" {
   command = <<-EOT
     set -eu
     cp -a ${git_repo.verl.out}/. "$KILN_OUT/src"
-    ${var.python} -m pip wheel --no-deps --wheel-dir "$KILN_OUT/dist" "$KILN_OUT/src"
+    ${python_env.vllm_ascend_build.python} -m pip wheel --no-deps --wheel-dir "$KILN_OUT/dist" "$KILN_OUT/src"
     rm -rf "$KILN_OUT/src"
   EOT
 }
@@ -318,10 +366,18 @@ python_env "retool" {
     no_deps = true
   }
 
+  # triton does not work on Ascend: vllm-ascend's and verl's Ascend
+  # Dockerfiles both run "pip uninstall -y triton" after installing. Last,
+  # so no step can bring it back; absent proves it.
+  install {
+    uninstall = ["triton"]
+  }
+
   constraints = [
     "torch==2.7.1", "torch-npu==2.7.1", "torchvision==0.22.1", "numpy<2", "transformers==4.57.1",
     "ray==2.47.1", "verl==0.6.1", "vllm==0.11.0", "vllm-ascend",
   ]
+  absent = ["triton"]
   # The device-less vLLM build and verl (installed without its dependencies)
   # can declare requirements that do not apply on Ascend; constraints above
   # are the pins that must hold, so pip check only warns.
@@ -333,7 +389,7 @@ python_env "retool" {
 # SandboxFusion before upstream renamed its Makefile targets (make run-online
 # is gone on main since 7af6baef). The server runs uvicorn directly below.
 git_repo "sandbox_fusion" {
-  url     = "https://github.com/bytedance/SandboxFusion.git"
+  url     = "${var.github}/bytedance/SandboxFusion.git"
   commit  = "5e37f71a5f61bd7dddd1fa867b5cb7be01a1bbb6"
   patches = ["patches/sandboxfusion-runtime-venv.patch"]
 }
@@ -526,11 +582,9 @@ exec "sft_train" {
   deterministic = false
   progress      = "step:(\\d+) - "
   total         = 372
-  env = {
-    PYTHONPATH = git_repo.verl.out
-    WANDB_MODE = "disabled"
-  }
-  command = <<-EOT
+  env_prepend   = { PYTHONPATH = git_repo.verl.out }
+  env           = { WANDB_MODE = "disabled" }
+  command       = <<-EOT
     set -eu
     cd "$KILN_OUT"
     data=${exec.sft_preprocess.out}/ReTool-SFT/data/train-00000-of-00001.parquet
@@ -556,9 +610,9 @@ exec "sft_train" {
 # merged model into the checkpoint's own huggingface/ folder; here it goes to
 # this node's output and the checkpoint stays as training left it.
 exec "sft_merge" {
-  toolchain = toolchain.cann
-  env       = { PYTHONPATH = git_repo.verl.out }
-  command   = <<-EOT
+  toolchain   = toolchain.cann
+  env_prepend = { PYTHONPATH = git_repo.verl.out }
+  command     = <<-EOT
     set -eu
     ckpt=${exec.sft_train.out}/checkpoint
     step=$(cat "$ckpt/latest_checkpointed_iteration.txt")
@@ -570,14 +624,18 @@ exec "sft_merge" {
 # ---------------------------------------------------------------- RL
 
 # MindSpeed-RL's tests/verl_examples/retool/run_qwen2_7b_dapo_npu.sh as a
-# step. That script ends with "> $LOG_FILE 2>&1 &": it backgrounds training
+# step: its environment variables and every override below are upstream's.
+# kiln: that script ends with "> $LOG_FILE 2>&1 &": it backgrounds training
 # and exits 0 at once. Here training runs in the foreground, its output in
 # kiln's log, and the model is the merged SFT checkpoint (the script's
 # $HDFS_ROOT/checkpoint is not where the merge writes). The recipe's files
-# and the tool configuration are given by absolute paths, and recipe/ is on
-# PYTHONPATH for the tool class recipe.retool.retool.CustomSandboxFusionTool.
-# With 1.7M DAPO rows the single epoch does not end on its own; stop it with
-# Ctrl-C and apply again to resume from the last checkpoint.
+# and the tool configuration are given by absolute paths, and the verl
+# checkout goes before CANN's PYTHONPATH for the tool class
+# recipe.retool.retool.CustomSandboxFusionTool. The run is bounded by
+# var.rl_total_steps (the script's single epoch over 1.7M DAPO rows would not
+# end), and its checkpoints are the node's output: once the last step is
+# saved the run is done and .kiln/out/exec.rl_train links it. Interrupted,
+# the next apply resumes from the last checkpoint in the same folder.
 exec "rl_train" {
   executor      = var.train_executor
   host          = host.a2
@@ -587,8 +645,9 @@ exec "rl_train" {
   resumable     = true
   deterministic = false
   progress      = "step:(\\d+) - "
+  total         = var.rl_total_steps
+  env_prepend   = { PYTHONPATH = git_repo.verl.out }
   env = {
-    PYTHONPATH                      = git_repo.verl.out
     VLLM_USE_V1                     = "1"
     TORCHDYNAMO_DISABLE             = "1"
     VLLM_ASCEND_ENABLE_NZ           = "0"
@@ -603,6 +662,7 @@ exec "rl_train" {
     cd "$KILN_OUT"
     recipe=${git_repo.verl.out}/recipe/retool
     ${local.python} -m verl.trainer.main_ppo \
+      hydra.run.dir="$KILN_OUT/hydra" \
       algorithm.adv_estimator=grpo \
       algorithm.use_kl_in_reward=False \
       algorithm.kl_ctrl.kl_coef=0.0 \
@@ -665,11 +725,13 @@ exec "rl_train" {
       trainer.log_val_generations=20 \
       trainer.nnodes=1 \
       trainer.save_freq=100 \
-      trainer.default_local_dir=$KILN_OUT/checkpoint \
+      trainer.default_local_dir="$KILN_OUT" \
       trainer.resume_mode=auto \
       trainer.test_freq=20 \
       trainer.device=npu \
-      trainer.total_epochs=1
+      trainer.total_epochs=1 \
+      trainer.total_training_steps=${var.rl_total_steps}
+    test -s "$KILN_OUT/latest_checkpointed_iteration.txt"
   EOT
 }
 
@@ -678,7 +740,7 @@ output "sft_model" {
 }
 
 output "rl_checkpoints" {
-  value = "${exec.rl_train.out}/checkpoint"
+  value = exec.rl_train.out
 }
 
 output "sandbox_url" {

@@ -219,7 +219,7 @@ func checkRetoolReport(t *testing.T, dir string) {
 		return m
 	}
 	want := reportPage{
-		Bars: 13, DrawnBars: 13, GraphNodes: 13, Rows: 13,
+		Bars: 14, DrawnBars: 14, GraphNodes: 14, Rows: 14,
 		Points: map[string]map[string]int{
 			"exec.sft_train": steps("train/loss", "train/lr(1e-3)", "train/grad_norm", "train/tokens"),
 			"exec.rl_train": steps("training/global_step", "critic/score/mean", "critic/score/max", "critic/score/min",

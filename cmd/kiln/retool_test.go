@@ -131,8 +131,15 @@ func TestRetoolPipelinePlansWithoutNPUs(t *testing.T) {
 	copyTree(t, "../../patches", filepath.Join(dir, "patches"))
 	pipeline := filepath.Join(dir, "retool.hcl")
 	// No npu-smi anywhere: the host must report 0 NPUs whatever this
-	// machine's PATH holds.
-	noNPU := []string{"-var", "npu_smi=" + filepath.Join(dir, "no-npu-smi")}
+	// machine's PATH holds; and an interpreter and a library that no
+	// machine has, so that the plan names them whatever this one has.
+	noNPU := []string{
+		"-var", "npu_smi=" + filepath.Join(dir, "no-npu-smi"),
+		"-var", "python=python-kiln-missing3.10",
+		"-var", "sandbox_python=python-kiln-missing3.11",
+		"-var", "sandbox_runtime_python=python-kiln-missing3.10",
+		"-var", "jemalloc=" + filepath.Join(dir, "no-libjemalloc.so.2"),
+	}
 
 	if stdout, stderr, code := kilnRun(t, append([]string{"validate"}, append(noNPU, pipeline)...)...); code != 0 {
 		t.Fatalf("kiln validate retool.hcl: exit %d\n%s%s", code, stdout, stderr)
@@ -151,6 +158,14 @@ func TestRetoolPipelinePlansWithoutNPUs(t *testing.T) {
 		{"exec.rl_train", "host.a2"},
 		{"exec.sft_merge", "toolchain.cann"},
 		{"exec.vllm_ascend_wheel", "toolchain.cann"},
+		{"host.a2", "needs " + filepath.Join(dir, "no-libjemalloc.so.2") + ", not found"},
+		{"python_env.vllm_ascend_build", "python-kiln-missing3.10 not found"},
+		{"python_env.retool", "python-kiln-missing3.10 not found"},
+		{"python_env.sandbox_runtime", "python-kiln-missing3.10 not found"},
+		{"python_env.sandbox", "python-kiln-missing3.11 not found"},
+		{"python_env.poetry", "python-kiln-missing3.11 not found"},
+		{"exec.verl_wheel", "needs python_env.vllm_ascend_build"},
+		{"exec.vllm_wheel", "needs python_env.vllm_ascend_build"},
 	} {
 		reason, ok := blocked[want.addr]
 		if !ok {
@@ -172,7 +187,7 @@ func TestRetoolPipelinePlansWithoutNPUs(t *testing.T) {
 			t.Errorf("the plan says %q %d times, want once:\n%s", once, n, text)
 		}
 	}
-	if !strings.Contains(text, "8 nodes cannot run on this machine, for 2 reasons:") || !strings.Contains(text, "blocks 5 nodes: exec.sft_merge, exec.sft_preprocess, exec.vllm_ascend_wheel, python_env.retool, toolchain.cann") {
+	if !strings.Contains(text, "17 nodes cannot run on this machine, for 7 reasons:") || !strings.Contains(text, "blocks 3 nodes: exec.sft_merge, exec.vllm_ascend_wheel, toolchain.cann") {
 		t.Errorf("the plan does not group the nodes by cause:\n%s", text)
 	}
 
@@ -261,11 +276,11 @@ func TestRetoolMiniAppliesOffline(t *testing.T) {
 	requirePythonVenv(t)
 	dir := t.TempDir()
 	copyTree(t, filepath.Join("..", "..", "examples", "retool-mini"), dir)
-	filesPort, sandboxPort := freePort(t), freePort(t)
-	for filesPort == sandboxPort {
+	hubPort, sandboxPort := freePort(t), freePort(t)
+	for hubPort == sandboxPort {
 		sandboxPort = freePort(t)
 	}
-	vars := []string{"-var", fmt.Sprintf("files_port=%d", filesPort), "-var", fmt.Sprintf("sandbox_port=%d", sandboxPort)}
+	vars := []string{"-var", fmt.Sprintf("hub_port=%d", hubPort), "-var", fmt.Sprintf("sandbox_port=%d", sandboxPort)}
 	withVars := func(cmd string) []string { return append(append([]string{cmd}, vars...), dir) }
 	t.Cleanup(func() { kilnRun(t, withVars("destroy")...) })
 
@@ -273,11 +288,11 @@ func TestRetoolMiniAppliesOffline(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("kiln apply: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "11 built, 2 started") {
-		t.Errorf("kiln apply should build 11 nodes and start 2 services:\n%s", stdout)
+	if !strings.Contains(stdout, "12 built, 2 started") {
+		t.Errorf("kiln apply should build 12 nodes and start 2 services:\n%s", stdout)
 	}
 
-	rollouts, err := os.ReadFile(filepath.Join(dir, ".kiln", "out", "exec.rl_train", "checkpoint", "rollouts.jsonl"))
+	rollouts, err := os.ReadFile(filepath.Join(dir, ".kiln", "out", "exec.rl_train", "rollouts.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +316,8 @@ func TestRetoolMiniAppliesOffline(t *testing.T) {
 		"exec.sft_train/checkpoint/latest_checkpointed_iteration.txt",
 		"exec.sft_train/checkpoint/global_step_4/model.json",
 		"exec.sft_merge/huggingface/model.json",
-		"exec.rl_train/checkpoint/global_step_4/model.json",
+		"exec.rl_train/global_step_4/model.json",
+		"exec.rl_train/latest_checkpointed_iteration.txt",
 		"exec.sft_preprocess/ReTool-SFT/data/train.jsonl",
 	} {
 		if _, err := os.Stat(filepath.Join(dir, ".kiln", "out", f)); err != nil {
@@ -309,11 +325,12 @@ func TestRetoolMiniAppliesOffline(t *testing.T) {
 		}
 	}
 
+	checkRetoolMiniUpstream(t, dir)
 	checkRetoolReport(t, dir)
 
 	m := planJSON(t, append(vars, dir)...)
-	if m.Summary["no-op"] != len(m.Changes) || len(m.Changes) != 13 {
-		t.Errorf("the second plan should leave all 13 nodes alone, got summary %v", m.Summary)
+	if m.Summary["no-op"] != len(m.Changes) || len(m.Changes) != 14 {
+		t.Errorf("the second plan should leave all 14 nodes alone, got summary %v", m.Summary)
 	}
 	if stdout, _, _ := kilnRun(t, withVars("plan")...); !strings.HasPrefix(stdout, "No changes.") {
 		t.Errorf("kiln plan after apply:\n%s", stdout)
@@ -323,12 +340,12 @@ func TestRetoolMiniAppliesOffline(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("kiln destroy: exit %d\n%s%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"service.files: stopped", "service.sandbox: stopped"} {
+	for _, want := range []string{"service.hub: stopped", "service.sandbox: stopped"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("kiln destroy should print %q:\n%s", want, stdout)
 		}
 	}
-	for _, port := range []int{filesPort, sandboxPort} {
+	for _, port := range []int{hubPort, sandboxPort} {
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 			c.Close()
 			t.Errorf("port %d still accepts connections after kiln destroy", port)
@@ -337,5 +354,34 @@ func TestRetoolMiniAppliesOffline(t *testing.T) {
 	m = planJSON(t, append(vars, dir)...)
 	if m.Summary["start"] != 2 {
 		t.Errorf("after kiln destroy the plan should start both services again, got summary %v", m.Summary)
+	}
+}
+
+// checkRetoolMiniUpstream checks what retool-mini shows of the real
+// upstream's shape after its apply: the plugin's retool.patch, whose last
+// context line has no newline, went in with GNU patch; the data set's branch
+// main was pinned with its origin; the training steps saw the verl checkout
+// and the toolchain's PYTHONPATH both (their first line imports from each).
+func checkRetoolMiniUpstream(t *testing.T, dir string) {
+	t.Helper()
+	log, err := os.ReadFile(filepath.Join(dir, ".kiln", "logs", "git_repo.verl.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"kiln: applied patch .kiln/out/git_repo.plugin/patch/verl/agent_loop.patch: git apply\n",
+		"kiln: applied patch .kiln/out/git_repo.plugin/patch/verl/retool.patch: GNU patch (git apply refused it: corrupt patch at line 13)\n",
+	} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("git_repo.verl's log does not say %q:\n%s", want, log)
+		}
+	}
+	lock, err := os.ReadFile(filepath.Join(dir, "kiln.lock.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := regexp.MustCompile(`pin "fetch\.aime_2024" \{\n  ref      = "main"\n  repo     = "datasets/Maxwell-Jia/AIME_2024"\n  revision = "[0-9a-f]{40}"\n\}`)
+	if !pin.Match(lock) {
+		t.Errorf("kiln.lock.hcl does not pin fetch.aime_2024's branch main:\n%s", lock)
 	}
 }

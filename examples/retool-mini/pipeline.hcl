@@ -4,23 +4,30 @@
 #   source_repos ─┬─ git_repo.plugin ─┐
 #                 └──────────────────┴─ git_repo.verl (2 patches) ─┐
 #   wheel ── python_env.mini ─────────────────────────────────────┤
-#   service.files ── fetch.aime_2024 ─────────────────────────────┤
+#   service.hub ── fetch.aime_2024 (revision main, pinned) ───────┤
+#   toolchain.cann ───────────────────────────────────────────────┤
 #   sft_preprocess ── sft_train ── sft_merge ─────────────────────┼─ rl_train
 #   service.sandbox ── tool_config ───────────────────────────────┘
 #
 # Try: kiln plan, kiln apply, kiln explain exec.rl_train, and kiln destroy to
 # stop the two services. See README.md.
 
-variable "files_port" {
+variable "hub_port" {
   type        = number
   default     = 18431
-  description = "Port of the local file server that fetch.aime_2024 downloads from (127.0.0.1 only)."
+  description = "Port of the local Hugging Face hub stand-in that fetch.aime_2024 downloads from (127.0.0.1 only)."
 }
 
 variable "sandbox_port" {
   type        = number
   default     = 18432
   description = "Port of the code-execution sandbox (127.0.0.1 only)."
+}
+
+variable "rl_total_steps" {
+  type        = number
+  default     = 4
+  description = "Steps of the RL run (--total-training-steps, verl's trainer.total_training_steps); also its progress total."
 }
 
 variable "python" {
@@ -30,13 +37,8 @@ variable "python" {
 }
 
 locals {
-  files_url   = "http://127.0.0.1:${var.files_port}"
+  hub_url     = "http://127.0.0.1:${var.hub_port}"
   sandbox_url = "http://127.0.0.1:${var.sandbox_port}"
-  # The stand-ins for verl's code run from the checkout, like verl's recipe/.
-  verl_env = {
-    PYTHONPATH              = git_repo.verl.out
-    PYTHONDONTWRITEBYTECODE = "1"
-  }
 }
 
 # ---------------------------------------------------------------- sources
@@ -52,20 +54,22 @@ exec "source_repos" {
 # Stands in for MindSpeed-RL: it carries patches for verl-mini.
 git_repo "plugin" {
   url    = "${exec.source_repos.out}/plugin-mini"
-  commit = "9ad47e544419ae571051324918adc8bc1928ab14"
+  commit = "1f663a2b40fd15e6555187cc2af5a80cd44c1f30"
 }
 
-# Stands in for verl at d62da49. Both patches are applied at checkout, as
-# visible content-hashed steps, instead of by a plugin editing an installed
-# tree at run time: the agent loop's extra_info gets num_turns (the plugin's
-# patch, read from the plugin checkout), and compute_score gets **kwargs (a
-# patch kept in this folder). Without either, rl_train fails.
+# Stands in for verl at d62da49. Both of the plugin's patches are applied at
+# checkout, read from the plugin checkout, as visible content-hashed steps,
+# instead of by a plugin editing an installed tree at run time: the agent
+# loop's extra_info gets num_turns, and compute_score gets **kwargs. Without
+# either, rl_train fails. retool.patch has the shape of MindSpeed-RL's: its
+# last context line has no newline, git apply calls it corrupt, and git_repo
+# applies it with GNU patch (kiln logs git_repo.verl says so).
 git_repo "verl" {
   url    = "${exec.source_repos.out}/verl-mini"
-  commit = "727d7147c87f9aee2ef89142cd898c2e66b51336"
+  commit = "e5db6a469bd6fcf5227f2e151f201dead8f48342"
   patches = [
     "${git_repo.plugin.out}/patch/verl/agent_loop.patch",
-    "patches/retool.patch",
+    "${git_repo.plugin.out}/patch/verl/retool.patch",
   ]
 }
 
@@ -90,24 +94,47 @@ python_env "mini" {
   constraints = ["sandbox-client==0.1.0"]
 }
 
-# ---------------------------------------------------------------- data
+# Stands in for CANN: its set_env.sh puts the toolkit's Python packages on
+# PYTHONPATH, which the training steps extend with env_prepend instead of
+# replacing.
+toolchain "cann" {
+  setup   = ["cann/set_env.sh"]
+  version = "8.3.RC1"
 
-# Stands in for the Hugging Face hub: a file server bound to 127.0.0.1.
-service "files" {
-  command = ["python3", "-m", "http.server", "${var.files_port}", "--bind", "127.0.0.1", "--directory", "${path.root}/data"]
-  port    = var.files_port
-
-  ready {
-    url = "${local.files_url}/aime_2024.jsonl"
+  probe {
+    file = "cann/version.info"
   }
 }
 
-# The RL data set, pinned by checksum. The folder name keeps the last two
-# path elements ORG/NAME, which the recipe turns into data_source.
+# ---------------------------------------------------------------- data
+
+# Stands in for the Hugging Face hub: its revision API and downloads, for
+# the repositories under hub/, bound to 127.0.0.1.
+service "hub" {
+  inputs  = ["hub.py"]
+  command = ["python3", "${path.root}/hub.py", "--root", "${path.root}/hub", "--port", "${var.hub_port}"]
+  url     = local.hub_url
+
+  ready {
+    url      = "${local.hub_url}/api/datasets/Maxwell-Jia/AIME_2024/revision/main"
+    contains = "sha"
+  }
+}
+
+# The RL data set at the hub's branch main: the first apply (or kiln lock)
+# resolves main to its commit and pins it in kiln.lock.hcl, and every file is
+# downloaded at that commit and checked against the hub's blob ids. It lands
+# in OUT/Maxwell-Jia/AIME_2024, whose last two path elements the recipe
+# turns into data_source.
 fetch "aime_2024" {
-  depends_on = [service.files]
-  url        = "${local.files_url}/aime_2024.jsonl"
-  checksum   = "sha256:c68a2c425781d6cbf9f7e25d1490676ecc58d15905296c64b68d7d883391032b"
+  depends_on = [service.hub]
+
+  huggingface {
+    repo     = "Maxwell-Jia/AIME_2024"
+    kind     = "dataset"
+    revision = "main"
+    endpoint = local.hub_url
+  }
 }
 
 # ---------------------------------------------------------------- sandbox
@@ -156,8 +183,12 @@ exec "tool_config" {
 # its working folder and writes ~/ReTool-SFT/data: it runs in a folder of
 # links inside its own output, with HOME = its own output.
 exec "sft_preprocess" {
-  inputs  = ["data/sft/train.jsonl"]
-  env     = merge(local.verl_env, { HOME = self.out })
+  inputs = ["data/sft/train.jsonl"]
+  env = {
+    PYTHONPATH              = git_repo.verl.out
+    PYTHONDONTWRITEBYTECODE = "1"
+    HOME                    = self.out
+  }
   command = <<-EOT
     set -eu
     work="$KILN_OUT/work"
@@ -172,15 +203,22 @@ exec "sft_preprocess" {
 
 # Resumable: an interrupted run continues from its latest checkpoint in the
 # same output folder. It prints verl's console metrics, which kiln report
-# draws as curves.
+# draws as curves. With CANN's environment, the verl checkout goes before
+# the toolchain's PYTHONPATH (env_prepend), which keeps CANN's packages: on
+# Ascend torch_npu imports tbe from there at start-up, as the first line
+# checks here.
 exec "sft_train" {
-  env           = local.verl_env
+  toolchain     = toolchain.cann
+  env_prepend   = { PYTHONPATH = git_repo.verl.out }
+  env           = { PYTHONDONTWRITEBYTECODE = "1" }
   resources     = { cpu = 1 }
   resumable     = true
   deterministic = false
   progress      = "step:(\\d+) - "
   total         = 4
   command       = <<-EOT
+    set -eu
+    ${python_env.mini.out}/bin/python -c 'import tbe, verl_mini'
     ${python_env.mini.out}/bin/python -m verl_mini.sft_trainer \
       --train-file ${exec.sft_preprocess.out}/ReTool-SFT/data/train.jsonl \
       --model ${path.root}/data/base-model.json \
@@ -195,8 +233,10 @@ exec "sft_train" {
 
 # Merge the last checkpoint, whichever step it is.
 exec "sft_merge" {
-  env     = local.verl_env
-  command = <<-EOT
+  toolchain   = toolchain.cann
+  env_prepend = { PYTHONPATH = git_repo.verl.out }
+  env         = { PYTHONDONTWRITEBYTECODE = "1" }
+  command     = <<-EOT
     set -eu
     ckpt=${exec.sft_train.out}/checkpoint
     step=$(cat "$ckpt/latest_checkpointed_iteration.txt")
@@ -207,23 +247,30 @@ exec "sft_merge" {
 
 # ---------------------------------------------------------------- RL
 
-# In the foreground, from the merged SFT model, with the sandbox running.
+# In the foreground, from the merged SFT model, with the sandbox running,
+# for var.rl_total_steps steps. Its checkpoints are its output: once the last
+# step is saved, .kiln/out/exec.rl_train links them.
 exec "rl_train" {
   depends_on    = [service.sandbox]
-  env           = local.verl_env
+  toolchain     = toolchain.cann
+  env_prepend   = { PYTHONPATH = git_repo.verl.out }
+  env           = { PYTHONDONTWRITEBYTECODE = "1" }
   resources     = { cpu = 1 }
   resumable     = true
   deterministic = false
   progress      = "step:(\\d+) - "
-  total         = 4
+  total         = var.rl_total_steps
   command       = <<-EOT
+    set -eu
+    ${python_env.mini.out}/bin/python -c 'import tbe, verl_mini'
     ${python_env.mini.out}/bin/python -m verl_mini.main_ppo \
       --model-path ${exec.sft_merge.out}/huggingface \
-      --train-file ${fetch.aime_2024.out}/aime_2024.jsonl \
+      --train-file ${fetch.aime_2024.out}/Maxwell-Jia/AIME_2024/aime_2024.jsonl \
       --tool-config ${exec.tool_config.out}/tool_config.json \
       --reward-path ${git_repo.verl.out}/recipe/retool/retool.py \
-      --save-dir $KILN_OUT/checkpoint \
-      --batch-size 1 --epochs 1 --save-freq 1 --device cpu
+      --save-dir $KILN_OUT \
+      --batch-size 1 --epochs 1 --save-freq 1 --total-training-steps ${var.rl_total_steps} --device cpu
+    test -s "$KILN_OUT/latest_checkpointed_iteration.txt"
   EOT
 
   metrics {
@@ -232,9 +279,9 @@ exec "rl_train" {
 }
 
 output "rl_checkpoint" {
-  value = "${exec.rl_train.out}/checkpoint"
+  value = exec.rl_train.out
 }
 
 output "rollouts" {
-  value = "${exec.rl_train.out}/checkpoint/rollouts.jsonl"
+  value = "${exec.rl_train.out}/rollouts.jsonl"
 }

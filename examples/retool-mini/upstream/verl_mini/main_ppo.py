@@ -29,6 +29,7 @@ def main():
     p.add_argument("--batch-size", type=int, default=2)
     p.add_argument("--epochs", type=int, default=1)
     p.add_argument("--save-freq", type=int, default=2)
+    p.add_argument("--total-training-steps", type=int, default=None)
     p.add_argument("--device", default="cuda")
     a = p.parse_args()
     if a.device != "cpu":
@@ -40,6 +41,8 @@ def main():
     worker = AgentLoopWorker(SandboxTool(a.tool_config), load_function(a.reward_path, "compute_score"))
     batches = [rows[i:i + a.batch_size] for i in range(0, len(rows), a.batch_size)]
     total = len(batches) * a.epochs
+    if a.total_training_steps is not None:
+        total = a.total_training_steps
     start = checkpoint.latest_step(a.save_dir)
     if start:
         model = checkpoint.load(a.save_dir, start)

@@ -8,6 +8,7 @@ BOXED = re.compile(r"\\boxed\{([^}]*)\}")
 def compute_score(data_source, solution_str, ground_truth, extra_info):
     # use \boxed{...} answer, from the last 300 characters
     found = BOXED.findall(solution_str[-300:])
+
     pred = found[-1].strip() if found else ""
     score = 1.0 if pred == str(ground_truth).strip() else -1.0
     if score < 0:
