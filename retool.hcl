@@ -266,7 +266,7 @@ python_env "vllm_ascend_build" {
   constraints = ["torch==2.7.1", "torch-npu==2.7.1"]
 }
 
-# vllm-ascend built once into a wheel with its custom kernels: verl's async
+# kiln: vllm-ascend built once into a wheel with its custom kernels: verl's async
 # vLLM server always enables sleep mode, which needs them
 # (COMPILE_CUSTOM_KERNELS=1). setup.py writes _build_info.py, .deps and
 # build/ into its source tree, so the build runs in a copy and the checkout
@@ -288,7 +288,7 @@ exec "vllm_ascend_wheel" {
   EOT
 }
 
-# Wheels of vLLM without device code (VLLM_TARGET_DEVICE=empty) and of the
+# kiln: wheels of vLLM without device code (VLLM_TARGET_DEVICE=empty) and of the
 # patched verl, each built in a copy: their setup.py files write build/,
 # *.egg-info and vllm/_version.py into the source tree, and the checkouts
 # must stay as git_repo verified them (recipe/ runs from verl's). git_repo
@@ -322,7 +322,7 @@ exec "verl_wheel" {
 
 # ---------------------------------------------------------------- training environment
 
-# One environment for SFT, merge and RL, with consistent pins. The run book's
+# kiln: one environment for SFT, merge and RL, with consistent pins. The run book's
 # order fights itself: verl's requirements-npu.txt pins torchvision==0.20.1
 # (which pulls torch 2.5.1), transformers==4.52.4 and ray==2.46.0; vLLM's
 # requirements/build.txt installs torch 2.8.0; vllm-ascend wants torch 2.7.1,
@@ -394,7 +394,7 @@ git_repo "sandbox_fusion" {
   patches = ["patches/sandboxfusion-runtime-venv.patch"]
 }
 
-# The run book edits pyproject.toml for Python 3.10 and runs poetry lock,
+# kiln: the run book edits pyproject.toml for Python 3.10 and runs poetry lock,
 # which re-resolves every dependency. Python 3.11 satisfies the project as
 # published, and poetry export turns its poetry.lock into exact pins.
 python_env "poetry" {
@@ -422,7 +422,7 @@ python_env "sandbox" {
   }
 }
 
-# The Python that runs the model's code, from the runtime's requirements,
+# kiln: the Python that runs the model's code, from the runtime's requirements,
 # without install-python-runtime.sh: that script removes ~/.condarc, sets a
 # global pip index and needs a conda env named sandbox-runtime.
 python_env "sandbox_runtime" {
@@ -436,12 +436,12 @@ python_env "sandbox_runtime" {
   pip_check = "warn"
 }
 
-# The NLTK data install-python-runtime.sh downloads.
+# kiln: the NLTK data install-python-runtime.sh downloads.
 exec "sandbox_nltk_data" {
   command = "${python_env.sandbox_runtime.out}/bin/python -m nltk.downloader -d $KILN_OUT punkt stopwords"
 }
 
-# The server mounts docs/build as static files and fails at startup without
+# kiln: the server mounts docs/build as static files and fails at startup without
 # it. The tree is copied so that docs/build is made here, not in the checkout.
 exec "sandbox_tree" {
   command = <<-EOT
@@ -452,7 +452,7 @@ exec "sandbox_tree" {
   EOT
 }
 
-# The code sandbox, bound to 127.0.0.1. The readiness probe is SandboxFusion's
+# kiln: the code sandbox as a service, bound to 127.0.0.1. The readiness probe is SandboxFusion's
 # health check; the post-start check is the run book's quick check.
 service "sandbox" {
   dir     = exec.sandbox_tree.out
@@ -485,7 +485,7 @@ service "sandbox" {
   }
 }
 
-# The recipe's tool configuration hard-codes http://localhost:8080/run_code;
+# kiln: the recipe's tool configuration hard-codes http://localhost:8080/run_code;
 # this copy names the sandbox above, and fails if the line was not found.
 exec "tool_config" {
   command = <<-EOT
@@ -508,7 +508,7 @@ fetch "qwen2_5_7b_instruct" {
   }
 }
 
-# The run book has the preprocess download it at run time; here it is
+# kiln: the run book has the preprocess download it at run time; here it is
 # pinned and fetched like the rest.
 fetch "retool_sft" {
   huggingface {
@@ -541,8 +541,8 @@ fetch "aime_2024" {
 
 # verl's preprocess reads recipe/retool/sandbox_fusion_tool_config.yaml
 # relative to its working folder, loads "JoeYing/ReTool-SFT" (a local folder
-# of that name comes before the hub) and writes ~/ReTool-SFT/data. It runs in
-# a folder of links inside its own output, offline, with HOME = its output,
+# of that name comes before the hub) and writes ~/ReTool-SFT/data. kiln: it
+# runs in a folder of links inside its own output, offline, with HOME = its output,
 # so the parquet file lands in this node's output and nowhere else.
 exec "sft_preprocess" {
   env = {
@@ -565,8 +565,8 @@ exec "sft_preprocess" {
   EOT
 }
 
-# recipe/retool/run_qwen2_7b_sft.sh as a step, with what it lacks on Ascend:
-# trainer.device=npu (the default is cuda at this commit), a master address
+# recipe/retool/run_qwen2_7b_sft.sh as a step; its overrides are upstream's.
+# kiln: with what it lacks on Ascend: trainer.device=npu (the default is cuda at this commit), a master address
 # and port (empty upstream), the data path the preprocess really writes
 # (upstream reads $DATA_ROOT/dataset/wuxibin/ReTool-SFT/...), console logging
 # only (wandb needs a login). 2000 rows, batch 32, sp 4 on 8 NPUs: 62 steps an
@@ -605,7 +605,8 @@ exec "sft_train" {
   EOT
 }
 
-# Merge the last checkpoint, read from latest_checkpointed_iteration.txt
+# verl's model merger, as the run book runs it. kiln: on the last
+# checkpoint, read from latest_checkpointed_iteration.txt
 # (372 with the settings above, but not assumed). The run book writes the
 # merged model into the checkpoint's own huggingface/ folder; here it goes to
 # this node's output and the checkpoint stays as training left it.
