@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/render"
 )
 
 type graphArgs struct {
@@ -59,51 +60,19 @@ func runGraph(c *cli, args []string) int {
 		keep := g.Closure(roots)
 		g = g.Subgraph(keep)
 	}
-	class := func(name string) (plan.Action, string) {
-		n, _ := w.NodeByAddr(name)
-		v, _ := w.DAG.Vertex(n.Addr)
-		act := actions[v]
-		if act == plan.NoOp {
-			return act, "noop"
-		}
-		return act, act.Word()
+	action := func(v int) plan.Action {
+		n, _ := w.NodeByAddr(g.Name(v))
+		dv, _ := w.DAG.Vertex(n.Addr)
+		return actions[dv]
 	}
 	switch a.format {
 	case "dot":
-		fmt.Fprint(c.stdout, g.DOT(func(v int) (string, map[string]string) {
-			act, _ := class(g.Name(v))
-			attrs := map[string]string{"shape": "box"}
-			if col := dotColour(act); col != "" {
-				attrs["color"], attrs["fontcolor"] = col, col
-			}
-			return fmt.Sprintf("%s %s", string(act), g.Name(v)), attrs
-		}))
+		fmt.Fprint(c.stdout, render.GraphDOT(g, action))
 	case "mermaid":
-		fmt.Fprint(c.stdout, g.Mermaid(func(v int) (string, string) {
-			act, cls := class(g.Name(v))
-			return fmt.Sprintf("%s %s", string(act), g.Name(v)), cls
-		}))
+		fmt.Fprint(c.stdout, render.GraphMermaid(g, action))
 	default:
 		fmt.Fprintf(c.stderr, "kiln graph: unknown -format %q (dot or mermaid)\n", a.format)
 		return 1
 	}
 	return 0
-}
-
-func dotColour(a plan.Action) string {
-	switch a {
-	case plan.Create:
-		return "darkgreen"
-	case plan.Rebuild:
-		return "darkorange"
-	case plan.Maybe:
-		return "cadetblue"
-	case plan.Restore:
-		return "blue"
-	case plan.Repair, plan.Forget:
-		return "red"
-	case plan.Start:
-		return "purple"
-	}
-	return ""
 }

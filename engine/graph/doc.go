@@ -1,6 +1,7 @@
 // Package graph holds kiln's dependency graph: vertices, edges, cycle
-// detection, a deterministic topological order, reachability and the DOT and
-// Mermaid views of `kiln graph`.
+// detection, a deterministic topological order, reachability, and the DOT
+// and Mermaid drawing that kiln graph and kiln diff use (the colours are the
+// caller's: engine/render/palette).
 //
 // Vertices are the dense ints 0..N-1; the caller keeps the table from its
 // typed addresses to vertices and gives each vertex a display name, used in

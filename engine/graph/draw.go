@@ -52,47 +52,14 @@ var (
 	mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "\n", "<br>", "\r", "")
 )
 
-// mermaidStyles holds the style of each class kiln's views use in Mermaid
-// output: the plan actions and the outcomes of an apply. Any other class gets
-// defaultMermaidStyle.
-var mermaidStyles = map[string]string{
-	"create":   "fill:#d4f7d4,stroke:#2e7d32",
-	"rebuild":  "fill:#fff3c4,stroke:#b28704",
-	"maybe":    "fill:#fffbe6,stroke:#b28704,stroke-dasharray:4 2",
-	"restore":  "fill:#dbeafe,stroke:#1d4ed8",
-	"repair":   "fill:#fde2e2,stroke:#b91c1c",
-	"start":    "fill:#ede9fe,stroke:#6d28d9",
-	"forget":   "fill:#eeeeee,stroke:#757575,stroke-dasharray:4 2",
-	"noop":     "fill:#ffffff,stroke:#9e9e9e",
-	"failed":   "fill:#fca5a5,stroke:#7f1d1d",
-	"skipped":  "fill:#f5f5f5,stroke:#9e9e9e,stroke-dasharray:2 2",
-	"blocked":  "fill:#fde68a,stroke:#92400e",
-	"running":  "fill:#bfdbfe,stroke:#1e3a8a",
-	"finished": "fill:#bbf7d0,stroke:#14532d",
-}
-
-const defaultMermaidStyle = "fill:#f0f0f0,stroke:#616161"
-
-// ClassStyle is the style of a class of kiln's views ("create", "failed",
-// ...), as Mermaid output writes it: "fill:#d4f7d4,stroke:#2e7d32". Other
-// views (the HTML report) take their colours from here, so every picture
-// of a pipeline paints an action the same way.
-func ClassStyle(class string) string {
-	if s, ok := mermaidStyles[class]; ok {
-		return s
-	}
-	return defaultMermaidStyle
-}
-
 // Mermaid renders the graph as a Mermaid "flowchart LR". Vertex v is node
 // nV; label gives its text and an optional class (empty for none; a class
 // that is not letters, digits, '-' or '_' is dropped). Edges point from a
 // dependency to its dependent. After the nodes and edges comes one classDef
-// line per class used, in name order: kiln's plan actions (create, rebuild,
-// maybe, restore, repair, start, forget, noop) and apply outcomes (failed,
-// skipped, blocked, running, finished) have their own colours, any other
-// class a neutral grey. A nil label uses the names and no classes.
-func (g *Graph) Mermaid(label func(v int) (text string, class string)) string {
+// line per class used, in name order, with the style style gives it
+// (engine/render/palette.Class paints kiln's actions and outcomes). A nil
+// label uses the names and no classes.
+func (g *Graph) Mermaid(label func(v int) (text string, class string), style func(class string) string) string {
 	var b strings.Builder
 	b.WriteString("flowchart LR\n")
 	byName := g.byName()
@@ -116,11 +83,7 @@ func (g *Graph) Mermaid(label func(v int) (text string, class string)) string {
 		}
 	}
 	for _, class := range slices.Sorted(maps.Keys(used)) {
-		style, ok := mermaidStyles[class]
-		if !ok {
-			style = defaultMermaidStyle
-		}
-		fmt.Fprintf(&b, "  classDef %s %s\n", class, style)
+		fmt.Fprintf(&b, "  classDef %s %s\n", class, style(class))
 	}
 	return b.String()
 }

@@ -5,29 +5,20 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/render/palette"
 )
 
 // Colors paints what kiln prints; a zero value paints nothing. Whether it
 // is on is the CLI's decision (a terminal, no -no-color, no NO_COLOR, TERM
-// not dumb); every view takes its colours from here, so a symbol has one
-// colour everywhere.
+// not dumb); an action's colour comes from engine/render/palette, so a
+// symbol has one colour everywhere.
 type Colors struct{ On bool }
 
-// actionColors is the colour of each plan symbol.
-var actionColors = map[plan.Action]color.Attribute{
-	plan.Create:  color.FgGreen,
-	plan.Rebuild: color.FgYellow,
-	plan.Maybe:   color.FgCyan,
-	plan.Restore: color.FgBlue,
-	plan.Repair:  color.FgRed,
-	plan.Forget:  color.FgRed,
-	plan.Start:   color.FgMagenta,
-	plan.Fetch:   color.FgBlue,
-}
-
+// action paints text in the terminal colour of the plan action whose
+// symbol is sym (engine/render/palette).
 func (c Colors) action(sym string) func(format string, a ...any) string {
-	attr, ok := actionColors[plan.Action([]rune(sym + " ")[0])]
-	if !c.On || !ok {
+	attr := palette.Action(plan.Action([]rune(sym + " ")[0])).Terminal
+	if !c.On || attr == 0 {
 		return fmt.Sprintf
 	}
 	c2 := color.New(attr, color.Bold)

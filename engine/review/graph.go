@@ -1,6 +1,9 @@
 package review
 
-import "github.com/kilnbuild/kiln/engine/plan"
+import (
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/render/palette"
+)
 
 // affectedGraph draws the nodes of the new version that would rerun and
 // the edges between them as a Mermaid flowchart: changed nodes in the
@@ -28,6 +31,6 @@ func affectedGraph(s *side, r *Report) string {
 	sub := g.Subgraph(keep)
 	return sub.Mermaid(func(v int) (string, string) {
 		act := why[sub.Name(v)]
-		return string(act) + " " + sub.Name(v), act.Word()
-	})
+		return string(act) + " " + sub.Name(v), palette.ClassName(act)
+	}, palette.Class)
 }

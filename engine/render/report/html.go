@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kilnbuild/kiln/engine/graph"
 	"github.com/kilnbuild/kiln/engine/history"
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/metrics"
+	"github.com/kilnbuild/kiln/engine/render/palette"
 )
 
 // HTML writes the report as one self-contained page.
@@ -261,7 +261,7 @@ func stylesheet() string {
 	var b strings.Builder
 	b.WriteString(baseCSS)
 	for _, c := range classOrder {
-		style := graph.ClassStyle(c)
+		style := palette.Class(c)
 		if c == "pending" {
 			style = "fill:#ffffff,stroke:#9ca3af,stroke-dasharray:2 2"
 		}
