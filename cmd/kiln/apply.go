@@ -83,7 +83,7 @@ func runApply(c *cli, args []string) int {
 	}
 	if saved == nil && !d.narrowed() {
 		if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
-			fmt.Fprintf(c.stdout, "Apply: %d up-to-date (nothing to do).\n", n)
+			render.NothingToApply(c.stdout, n)
 			return 0
 		}
 	}
@@ -94,7 +94,7 @@ func runApply(c *cli, args []string) int {
 		}
 		return 1
 	}
-	opts := engine.ApplyOptions{Parallelism: a.parallelism, Jobs: a.jobs, FailFast: a.failFast, Command: commandLine(fs, pos), KeepRuns: a.keepRuns, OnRecover: c.printRecovered}
+	opts := engine.ApplyOptions{Parallelism: a.parallelism, Jobs: a.jobs, FailFast: a.failFast, Command: commandLine(fs, pos), KeepRuns: a.keepRuns, OnRecover: func(rs []engine.Recovered) { render.Recovered(c.stderr, rs) }}
 	if a.keepRuns <= 0 {
 		opts.KeepRuns = -1
 	}
@@ -129,7 +129,7 @@ func runApply(c *cli, args []string) int {
 		}
 	}
 	fmt.Fprintln(c.stdout, render.ApplySummary(res, time.Since(start)))
-	c.printMismatches(res)
+	render.LockMismatches(c.stderr, res)
 	if w.RecordErr != nil {
 		fmt.Fprintf(c.stderr, "kiln apply: warning: %v; kiln report may show this run incompletely\n", w.RecordErr)
 	}
@@ -227,19 +227,4 @@ func changedSincePlan(w *engine.Workspace, saved *savedPlan) []string {
 		}
 	}
 	return moved
-}
-
-// printMismatches warns, loudly, of every node built with the key
-// kiln.lock.hcl records whose digest differs from the lock's.
-func (c *cli) printMismatches(res *run.Result) {
-	for _, n := range res.Nodes {
-		m := n.LockMismatch
-		if m == nil {
-			continue
-		}
-		fmt.Fprintf(c.stderr, "kiln apply: warning: %s was built with the key kiln.lock.hcl records, but its digest differs: %s in kiln.lock.hcl, %s now; the build does not reproduce the lock (-strict makes this an error)\n", n.Addr, shortHex(m.Locked), shortHex(m.Built))
-		for _, f := range m.Files {
-			fmt.Fprintf(c.stderr, "    differs: %s\n", f)
-		}
-	}
 }

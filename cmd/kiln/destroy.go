@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/render"
 )
 
 func destroyFlags() (*flag.FlagSet, *pipelineArgs) {
@@ -42,27 +43,15 @@ func runDestroy(c *cli, args []string) int {
 	}
 	done, err := w.Destroy(context.Background(), targets)
 	status := 0
-	for _, d := range done {
-		switch {
-		case d.Err != nil:
-			fmt.Fprintf(c.stderr, "%s: %v\n", d.Addr, d.Err)
-			status = 1
-		case len(d.Leftover) > 0:
-			fmt.Fprintf(c.stdout, "%s: stopped %s left running by an apply that died\n", d.Addr, pidsText(d.Leftover))
-		case d.Down != "":
-			fmt.Fprintf(c.stdout, "%s: not running (%s)\n", d.Addr, d.Down)
-		case d.Stopped:
-			fmt.Fprintf(c.stdout, "%s: stopped\n", d.Addr)
-		default:
-			fmt.Fprintf(c.stdout, "%s: forgotten (its result stays in the store until kiln gc)\n", d.Addr)
-		}
+	if render.Destroyed(c.stdout, c.stderr, done) {
+		status = 1
 	}
 	if err != nil {
 		c.fail(err)
 		return 1
 	}
 	if len(done) == 0 {
-		fmt.Fprintln(c.stdout, "Nothing to destroy.")
+		render.NothingToDestroy(c.stdout)
 	}
 	return status
 }

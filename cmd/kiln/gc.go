@@ -2,12 +2,10 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine"
-	"github.com/kilnbuild/kiln/engine/human"
+	"github.com/kilnbuild/kiln/engine/render"
 )
 
 type gcArgs struct {
@@ -44,23 +42,6 @@ func runGC(c *cli, args []string) int {
 		c.fail(err)
 		return 1
 	}
-	verb := "removed"
-	if a.dryRun {
-		verb = "would remove"
-	}
-	for _, e := range rep.Removed {
-		fmt.Fprintf(c.stdout, "%s %s (%s, %s)\n", verb, shortHex(e.Key), e.Addr, human.Bytes(e.Size))
-	}
-	for _, l := range rep.Links {
-		fmt.Fprintf(c.stdout, "%s link %s (its entry is gone)\n", verb, l)
-	}
-	for _, e := range rep.KeptEntries {
-		fmt.Fprintf(c.stdout, "kept %s (%s): %s\n", shortHex(e.Key), e.Addr, e.Why)
-	}
-	entries := "entries"
-	if len(rep.Removed) == 1 {
-		entries = "entry"
-	}
-	fmt.Fprintf(c.stdout, "%s %d %s, %s; kept %d in use.\n", strings.ToUpper(verb[:1])+verb[1:], len(rep.Removed), entries, human.Bytes(rep.Freed), rep.Kept)
+	render.GC(c.stdout, rep, a.dryRun)
 	return 0
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/kilnbuild/kiln/engine"
-	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -53,7 +52,7 @@ func runPlan(c *cli, args []string) int {
 	}
 	if a.format == "text" && a.out == "" && !d.narrowed() {
 		if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
-			fmt.Fprintf(c.stdout, "No changes. %s up to date.\n", human.Count(n, "node"))
+			render.NoChanges(c.stdout, n)
 			return 0
 		}
 	}

@@ -85,16 +85,7 @@ func runShow(c *cli, args []string) int {
 		}{records})
 		return 0
 	}
-	if len(records) == 0 {
-		fmt.Fprintln(c.stdout, "Nothing recorded yet: kiln apply builds the pipeline.")
-		return 0
-	}
-	for i, r := range records {
-		if i > 0 {
-			fmt.Fprintln(c.stdout)
-		}
-		render.Record(c.stdout, r)
-	}
+	render.Records(c.stdout, records)
 	return 0
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"time"
 
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -60,30 +59,7 @@ func runState(c *cli, args []string) int {
 		return 1
 	}
 	if sub == "list" {
-		var rows [][]string
-		for _, r := range s.Sorted() {
-			status := "ok"
-			if r.Failure != nil {
-				status = "failed"
-			}
-			if !r.Good() {
-				status = "failed (never built)"
-			}
-			when := "-"
-			if !r.Started.IsZero() {
-				when = r.Started.Local().Format(time.DateTime)
-			}
-			digest := shortHex(r.Digest)
-			if digest == "" {
-				digest = "-"
-			}
-			rows = append(rows, []string{r.Addr, r.Kind, digest, status, when})
-		}
-		if len(rows) == 0 {
-			fmt.Fprintln(c.stdout, "Nothing recorded yet: kiln apply builds the pipeline.")
-			return 0
-		}
-		render.Table(c.stdout, []string{"ADDRESS", "KIND", "DIGEST", "STATUS", "BUILT"}, rows)
+		render.StateList(c.stdout, s.Sorted())
 		return 0
 	}
 	r := s.Records[want]
@@ -93,11 +69,4 @@ func runState(c *cli, args []string) int {
 	}
 	render.Record(c.stdout, r)
 	return 0
-}
-
-func shortHex(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

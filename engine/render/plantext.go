@@ -10,11 +10,17 @@ import (
 	"github.com/kilnbuild/kiln/engine/plan"
 )
 
+// NoChanges is the plan's line when no node would change: from the full
+// plan, or from the no-change certificate without one.
+func NoChanges(w io.Writer, upToDate int) {
+	fmt.Fprintf(w, "No changes. %s up to date.\n", human.Count(upToDate, "node"))
+}
+
 // PlanText writes the human plan: one entry per node that would change,
 // with its reasons, then the nodes that cannot run here and a summary line.
 func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 	if !m.HasChanges() {
-		fmt.Fprintf(w, "No changes. %s up to date.\n", human.Count(m.Summary["no-op"], "node"))
+		NoChanges(w, m.Summary["no-op"])
 		writeBlocked(w, m, c)
 		writeMismatches(w, m, c)
 		return

@@ -2,12 +2,19 @@ package render
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/run"
 )
+
+// NothingToApply is apply's closing line when the no-change certificate
+// held: nothing was decided and nothing ran.
+func NothingToApply(w io.Writer, upToDate int) {
+	fmt.Fprintf(w, "Apply: %d %s (nothing to do).\n", upToDate, run.UpToDate)
+}
 
 // ApplySummary is the closing line of an apply.
 func ApplySummary(r *run.Result, took time.Duration) string {
