@@ -65,11 +65,9 @@ func runApply(c *cli, args []string) int {
 	if a.check {
 		return runCheck(c, a, path, checkAddrs, commandLine(fs, pos))
 	}
-	var saved *savedPlan
-	// A saved plan is recognised by its content, so a pipeline written in
-	// HCL's JSON syntax still applies as a pipeline.
-	if isPlanFile(path) {
-		if saved, err = loadPlan(path); err != nil {
+	var saved *engine.SavedPlan
+	if engine.IsPlanFile(path) {
+		if saved, err = engine.LoadPlan(path); err != nil {
 			c.fail(err)
 			return 1
 		}
@@ -99,15 +97,11 @@ func runApply(c *cli, args []string) int {
 		opts.KeepRuns = -1
 	}
 	if saved != nil {
-		if w.ConfigDigest() != saved.Config {
-			fmt.Fprintf(c.stderr, "kiln apply: %v: the pipeline's files or variables changed since the plan was saved; run kiln plan -out again\n", engine.ErrStalePlan)
+		if err := w.CheckSavedPlan(context.Background(), saved); err != nil {
+			fmt.Fprintln(c.stderr, "kiln apply:", err)
 			return 1
 		}
 		opts.Expect = &saved.Stamp
-		if moved := changedSincePlan(w, saved); len(moved) > 0 {
-			fmt.Fprintf(c.stderr, "kiln apply: %v: %s changed since the plan was saved (an input file, an upstream result or the machine); run kiln plan -out again\n", engine.ErrStalePlan, strings.Join(moved, ", "))
-			return 1
-		}
 	}
 	progress := c.progress(w, a)
 	opts.Hooks = progress
@@ -207,24 +201,4 @@ func meters(w *engine.Workspace) map[addr.Node]render.Meter {
 		m[n.Addr] = render.Meter{Pattern: re, Total: n.Meta.Total}
 	}
 	return m
-}
-
-// changedSincePlan lists the nodes whose key, known when the plan was
-// saved, is different now: applying would not do what the plan showed.
-func changedSincePlan(w *engine.Workspace, saved *savedPlan) []string {
-	pl, diags := w.Plan(context.Background())
-	if diags.HasErrors() {
-		return []string{"the pipeline"}
-	}
-	then := map[string]string{}
-	for _, c := range saved.Plan.Changes {
-		then[c.Address] = c.Key
-	}
-	var moved []string
-	for _, d := range pl.Changes {
-		if k := then[d.Node.Addr.String()]; k != "" && d.Key != "" && k != d.Key {
-			moved = append(moved, d.Node.Addr.String())
-		}
-	}
-	return moved
 }

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/render"
-	"github.com/kilnbuild/kiln/engine/state"
 )
 
 type planArgs struct {
@@ -80,7 +78,7 @@ func runPlan(c *cli, args []string) int {
 		return 1
 	}
 	if a.out != "" {
-		if err := savePlan(a.out, w, &a.decideArgs, m); err != nil {
+		if err := w.SavePlan(a.out, engine.PlanFlags{Targets: a.targets, Replace: a.replace, Resources: a.resources}, m); err != nil {
 			c.fail(err)
 			return 1
 		}
@@ -101,59 +99,4 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
-}
-
-// savedPlan is the file plan -out writes and apply FILE reads.
-type savedPlan struct {
-	Format   string            `json:"format"`
-	Path     string            `json:"pipeline"`
-	Config   string            `json:"config_digest"`
-	Stamp    engine.StateStamp `json:"state"`
-	Vars     []string          `json:"vars,omitempty"`
-	VarFiles []string          `json:"var_files,omitempty"`
-	Targets  []string          `json:"targets,omitempty"`
-	Replace  []string          `json:"replace,omitempty"`
-	// Resources are the -resource flags, so apply decides with the pools
-	// the plan was made against.
-	Resources []string         `json:"resources,omitempty"`
-	Plan      *render.PlanJSON `json:"plan"`
-}
-
-const savedPlanFormat = "kiln-plan-1"
-
-func savePlan(file string, w *engine.Workspace, d *decideArgs, m *render.PlanJSON) error {
-	sp := savedPlan{
-		Format: savedPlanFormat, Path: w.Pipeline.Root, Config: w.ConfigDigest(), Stamp: w.Stamp(),
-		Vars: w.VarFlags(), VarFiles: w.VarFiles(), Targets: d.targets, Replace: d.replace, Resources: d.resources, Plan: m,
-	}
-	b, err := json.MarshalIndent(sp, "", "  ")
-	if err != nil {
-		return err
-	}
-	return state.WriteFileAtomic(file, append(b, '\n'), 0o644)
-}
-
-func loadPlan(file string) (*savedPlan, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var sp savedPlan
-	if err := json.Unmarshal(b, &sp); err != nil || sp.Format != savedPlanFormat {
-		return nil, fmt.Errorf("%s is not a kiln plan file (make one with kiln plan -out %s)", file, file)
-	}
-	return &sp, nil
-}
-
-// isPlanFile reports whether path is a file written by kiln plan -out.
-func isPlanFile(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var head struct {
-		Format string `json:"format"`
-	}
-	return json.NewDecoder(f).Decode(&head) == nil && head.Format == savedPlanFormat
 }

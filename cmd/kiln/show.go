@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 
+	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -39,7 +41,7 @@ func runShow(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "kiln show:", err)
 		return 1
 	}
-	if len(pos) == 1 && isPlanFile(pos[0]) {
+	if len(pos) == 1 && engine.IsPlanFile(pos[0]) {
 		return showPlan(c, a, pos[0])
 	}
 	var want *addr.Node
@@ -90,16 +92,20 @@ func runShow(c *cli, args []string) int {
 }
 
 func showPlan(c *cli, a *showArgs, file string) int {
-	sp, err := loadPlan(file)
+	sp, err := engine.LoadPlan(file)
+	var m render.PlanJSON
+	if err == nil {
+		err = json.Unmarshal(sp.Plan, &m)
+	}
 	if err != nil {
 		c.fail(err)
 		return 1
 	}
 	if a.json {
-		writeJSON(c, sp.Plan)
+		writeJSON(c, &m)
 		return 0
 	}
 	fmt.Fprintf(c.stdout, "Saved plan of %s\n\n", sp.Path)
-	render.PlanText(c.stdout, sp.Plan, c.colours(a.noColor))
+	render.PlanText(c.stdout, &m, c.colours(a.noColor))
 	return 0
 }
