@@ -21,6 +21,11 @@
 // the live status). IsService, IsPortable and IsShareable answer for a
 // Kind; the engine never asks a kind's Name what it can do.
 //
+// A kind reads its decoded configuration with engine/kind/attr, builds its
+// digest as hash.Key lines, and takes its locks (engine/filelock), output
+// tails (engine/proc) and byte sizes (engine/human) from the same toolkit
+// as the engine, so every kind reads, hashes and reports the same way.
+//
 // Kinds never print. They write a node's output to Build.Log and report facts
 // through return values; the engine renders them.
 package kind

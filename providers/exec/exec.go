@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -91,24 +94,12 @@ func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := b.Root
-	if v := b.Config.GetAttr("dir"); !v.IsNull() {
-		dir = v.AsString()
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(b.Root, dir)
-		}
+	dir, env, err := placeAndEnv(b.Config, b.Root, b.Env)
+	if err != nil {
+		return nil, err
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("dir %s does not exist (create it, or point dir at an existing folder)", dir)
-	}
-	env := append([]string(nil), b.Env...)
-	if v := b.Config.GetAttr("env"); !v.IsNull() {
-		for name, val := range v.AsValueMap() {
-			if val.IsNull() {
-				return nil, fmt.Errorf("env.%s is null: give it a value, or leave it out", name)
-			}
-			env = setEnv(env, name, val.AsString())
-		}
 	}
 	outputs, err := Outputs(b.Config)
 	if err != nil {
@@ -133,6 +124,28 @@ func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 		return nil, err
 	}
 	return &kind.Result{Outputs: outputs}, nil
+}
+
+// placeAndEnv is where a configuration runs its command (dir, relative to
+// root, or root) and its environment: base with env on top.
+func placeAndEnv(cfg cty.Value, root string, base []string) (dir string, env []string, err error) {
+	r := attr.Read(cfg)
+	dir = r.String("dir")
+	vars := r.StringMap("env")
+	if err := r.Err(); err != nil {
+		return "", nil, err
+	}
+	switch {
+	case dir == "":
+		dir = root
+	case !filepath.IsAbs(dir):
+		dir = filepath.Join(root, dir)
+	}
+	env = append([]string(nil), base...)
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		env = setEnv(env, name, vars[name])
+	}
+	return dir, env, nil
 }
 
 func setEnv(env []string, name, val string) []string {

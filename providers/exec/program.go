@@ -1,9 +1,6 @@
 package exec
 
 import (
-	"path/filepath"
-	"sort"
-
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -29,26 +26,9 @@ func (*Kind) Program(n *kind.Node) (name, dir string, env []string, ok bool) {
 	if err != nil {
 		return "", "", nil, false
 	}
-	dir = n.Root
-	if v := cfg.GetAttr("dir"); !v.IsNull() {
-		dir = v.AsString()
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(n.Root, dir)
-		}
-	}
-	env = append([]string(nil), n.Env...)
-	if v := cfg.GetAttr("env"); !v.IsNull() {
-		m := v.AsValueMap()
-		names := make([]string, 0, len(m))
-		for k := range m {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			if x := m[k]; !x.IsNull() {
-				env = setEnv(env, k, x.AsString())
-			}
-		}
+	dir, env, err = placeAndEnv(cfg, n.Root, n.Env)
+	if err != nil {
+		return "", "", nil, false
 	}
 	return argv[0], dir, env, true
 }

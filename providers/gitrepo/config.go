@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -30,17 +31,17 @@ func decodeConfig(v cty.Value) (config, error) {
 		return c, fmt.Errorf("git_repo configuration is not fully known; it may depend on a node that has not been built")
 	}
 	var err error
-	if c.URL, _, err = stringAttr(v, "url"); err != nil {
+	if c.URL, _, err = attr.String(v, "url"); err != nil {
 		return c, err
 	}
 	if err := checkURL(c.URL); err != nil {
 		return c, err
 	}
-	commit, hasCommit, err := stringAttr(v, "commit")
+	commit, hasCommit, err := attr.String(v, "commit")
 	if err != nil {
 		return c, err
 	}
-	ref, hasRef, err := stringAttr(v, "ref")
+	ref, hasRef, err := attr.String(v, "ref")
 	if err != nil {
 		return c, err
 	}
@@ -59,69 +60,21 @@ func decodeConfig(v cty.Value) (config, error) {
 		}
 		c.Ref = ref
 	}
-	if c.Patches, err = stringListAttr(v, "patches"); err != nil {
+	if c.Patches, err = attr.Strings(v, "patches"); err != nil {
 		return c, err
 	}
-	if c.Submodules, err = boolAttr(v, "submodules"); err != nil {
+	for _, p := range c.Patches {
+		if p == "" {
+			return c, fmt.Errorf("git_repo attribute patches holds an empty path")
+		}
+	}
+	if c.Submodules, err = attr.Bool(v, "submodules"); err != nil {
 		return c, err
 	}
-	if c.LFS, err = boolAttr(v, "lfs"); err != nil {
+	if c.LFS, err = attr.Bool(v, "lfs"); err != nil {
 		return c, err
 	}
 	return c, nil
-}
-
-func stringAttr(v cty.Value, name string) (s string, set bool, err error) {
-	if !v.Type().HasAttribute(name) {
-		return "", false, nil
-	}
-	a := v.GetAttr(name)
-	if a.IsNull() {
-		return "", false, nil
-	}
-	if !a.Type().Equals(cty.String) {
-		return "", false, fmt.Errorf("git_repo attribute %s must be a string, got %s", name, a.Type().FriendlyName())
-	}
-	return a.AsString(), true, nil
-}
-
-func stringListAttr(v cty.Value, name string) ([]string, error) {
-	if !v.Type().HasAttribute(name) {
-		return nil, nil
-	}
-	a := v.GetAttr(name)
-	if a.IsNull() {
-		return nil, nil
-	}
-	if !a.CanIterateElements() {
-		return nil, fmt.Errorf("git_repo attribute %s must be a list of strings, got %s", name, a.Type().FriendlyName())
-	}
-	var out []string
-	for it := a.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		if e.IsNull() || !e.Type().Equals(cty.String) {
-			return nil, fmt.Errorf("git_repo attribute %s must be a list of strings without nulls", name)
-		}
-		if e.AsString() == "" {
-			return nil, fmt.Errorf("git_repo attribute %s holds an empty path", name)
-		}
-		out = append(out, e.AsString())
-	}
-	return out, nil
-}
-
-func boolAttr(v cty.Value, name string) (bool, error) {
-	if !v.Type().HasAttribute(name) {
-		return false, nil
-	}
-	a := v.GetAttr(name)
-	if a.IsNull() {
-		return false, nil
-	}
-	if !a.Type().Equals(cty.Bool) {
-		return false, fmt.Errorf("git_repo attribute %s must be true or false, got %s", name, a.Type().FriendlyName())
-	}
-	return a.True(), nil
 }
 
 var (

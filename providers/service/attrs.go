@@ -2,18 +2,16 @@ package service
 
 import (
 	"fmt"
-	"math/big"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	"golang.org/x/sys/unix"
 )
 
-// Readers of the attributes of a decoded block. The engine has already
-// checked types against the Spec, so these only interpret values.
+// Readers of the values a service block holds beyond what engine/kind/attr
+// reads: signal names and commands given as a string or a list.
 
 // parseSignal accepts "SIGTERM", "TERM" or "sigterm".
 func parseSignal(name string) (syscall.Signal, error) {
@@ -52,51 +50,4 @@ func commandValue(v cty.Value, name string) ([]string, error) {
 	default:
 		return nil, fmt.Errorf("%s must be a list of strings or a string, not %s", name, v.Type().FriendlyName())
 	}
-}
-
-func stringAttr(obj cty.Value, name string) string {
-	v := obj.GetAttr(name)
-	if v.IsNull() {
-		return ""
-	}
-	return v.AsString()
-}
-
-func mapAttr(obj cty.Value, name string) map[string]string {
-	v := obj.GetAttr(name)
-	if v.IsNull() {
-		return nil
-	}
-	m := map[string]string{}
-	for k, e := range v.AsValueMap() {
-		if !e.IsNull() {
-			m[k] = e.AsString()
-		}
-	}
-	return m
-}
-
-func intAttr(obj cty.Value, name string) (int, error) {
-	v := obj.GetAttr(name)
-	if v.IsNull() {
-		return 0, nil
-	}
-	bf := v.AsBigFloat()
-	i, acc := bf.Int64()
-	if acc != big.Exact || i < -1<<31 || i > 1<<31-1 {
-		return 0, fmt.Errorf("%s must be a whole number, got %s", name, bf.Text('g', 10))
-	}
-	return int(i), nil
-}
-
-func durationAttr(obj cty.Value, name string, def time.Duration) (time.Duration, error) {
-	s := stringAttr(obj, name)
-	if s == "" {
-		return def, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%s = %q is not a positive duration: write it like \"250ms\", \"10s\" or \"2m\"", name, s)
-	}
-	return d, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -68,15 +69,17 @@ func decodeConfig(v cty.Value, root, outDir string) (*config, error) {
 	if len(c.command) == 0 {
 		return nil, fmt.Errorf("command is empty: give a list of program and arguments, or a shell command string")
 	}
-	if d := stringAttr(v, "dir"); d != "" {
+	r := attr.Read(v)
+	if d := r.String("dir"); d != "" {
 		c.dir = d
 		if !filepath.IsAbs(d) {
 			c.dir = filepath.Join(root, d)
 		}
 	}
-	c.env = mapAttr(v, "env")
-	c.url = stringAttr(v, "url")
-	if c.port, err = intAttr(v, "port"); err != nil {
+	c.env = r.StringMap("env")
+	c.url = r.String("url")
+	c.port = r.Int("port")
+	if err := r.Err(); err != nil {
 		return nil, err
 	}
 	if c.port < 0 || c.port > 65535 {
@@ -141,33 +144,25 @@ func bracketIPv6(host string) string {
 }
 
 func probeValue(b cty.Value, timeout time.Duration) (probeConfig, error) {
+	r := attr.Read(b)
 	p := probeConfig{
-		url:      stringAttr(b, "url"),
-		method:   strings.ToUpper(stringAttr(b, "method")),
-		body:     stringAttr(b, "body"),
-		headers:  mapAttr(b, "headers"),
-		contains: stringAttr(b, "contains"),
-		json:     mapAttr(b, "json"),
-		interval: defaultInterval,
-		timeout:  timeout,
+		url:      r.String("url"),
+		method:   strings.ToUpper(r.String("method")),
+		body:     r.String("body"),
+		headers:  r.StringMap("headers"),
+		contains: r.String("contains"),
+		json:     r.StringMap("json"),
+		status:   r.Int("status"),
+		interval: r.Duration("interval", defaultInterval),
+		timeout:  r.Duration("timeout", timeout),
 	}
 	if p.method == "" {
 		p.method = "GET"
 	}
-	var err error
-	if p.status, err = intAttr(b, "status"); err != nil {
-		return p, err
-	}
 	if p.status == 0 {
 		p.status = 200
 	}
-	if p.interval, err = durationAttr(b, "interval", p.interval); err != nil {
-		return p, err
-	}
-	if p.timeout, err = durationAttr(b, "timeout", p.timeout); err != nil {
-		return p, err
-	}
-	return p, nil
+	return p, r.Err()
 }
 
 func stopValue(b cty.Value) (stopConfig, error) {
@@ -175,17 +170,20 @@ func stopValue(b cty.Value) (stopConfig, error) {
 	if b.IsNull() {
 		return s, nil
 	}
+	r := attr.ReadIn(b, "stop: ")
+	name := r.String("signal")
+	s.grace = r.Duration("grace", s.grace)
+	if err := r.Err(); err != nil {
+		return s, err
+	}
 	var err error
-	if name := stringAttr(b, "signal"); name != "" {
+	if name != "" {
 		if s.signal, err = parseSignal(name); err != nil {
 			return s, fmt.Errorf("stop: %w", err)
 		}
 	}
 	if s.command, err = commandValue(b.GetAttr("command"), "stop.command"); err != nil {
 		return s, err
-	}
-	if s.grace, err = durationAttr(b, "grace", s.grace); err != nil {
-		return s, fmt.Errorf("stop: %w", err)
 	}
 	return s, nil
 }

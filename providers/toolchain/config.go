@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"strings"
 
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/kilnbuild/kiln/engine/proc"
 
 	"github.com/zclconf/go-cty/cty"
@@ -41,7 +41,7 @@ func decodeConfig(v cty.Value, root string) (*config, error) {
 	}
 	c := &config{ProbeKey: "version"}
 	var err error
-	if c.Setup, err = stringList(v, "setup"); err != nil {
+	if c.Setup, err = attr.Strings(v, "setup"); err != nil {
 		return nil, err
 	}
 	if len(c.Setup) == 0 {
@@ -50,11 +50,13 @@ func decodeConfig(v cty.Value, root string) (*config, error) {
 	for i, s := range c.Setup {
 		c.Setup[i] = resolve(root, s)
 	}
-	c.Version = stringAttr(v, "version")
+	if c.Version, _, err = attr.String(v, "version"); err != nil {
+		return nil, err
+	}
 	if c.Version == "" {
 		return nil, errors.New("version is empty: set the version the probe must find")
 	}
-	if c.EnvExtra, err = stringMap(v, "env_extra"); err != nil {
+	if c.EnvExtra, err = attr.StringMap(v, "env_extra"); err != nil {
 		return nil, err
 	}
 	if err := c.decodeProbe(v, root); err != nil {
@@ -64,23 +66,30 @@ func decodeConfig(v cty.Value, root string) (*config, error) {
 }
 
 func (c *config) decodeProbe(v cty.Value, root string) error {
-	p := cty.NullVal(cty.DynamicPseudoType)
-	if v.Type().HasAttribute("probe") {
-		p = v.GetAttr("probe")
-	}
+	p := attr.Get(v, "probe")
 	if p.IsNull() {
 		c.ProbeFile = proc.ExpandArch(DefaultProbeFile)
 		return nil
 	}
-	file := stringAttr(p, "file")
-	if k := stringAttr(p, "key"); k != "" {
-		c.ProbeKey = k
-	}
-	cmd, err := stringList(p, "command")
+	file, _, err := attr.String(p, "file")
 	if err != nil {
 		return err
 	}
-	pattern := stringAttr(p, "pattern")
+	key, _, err := attr.String(p, "key")
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		c.ProbeKey = key
+	}
+	cmd, err := attr.Strings(p, "command")
+	if err != nil {
+		return err
+	}
+	pattern, _, err := attr.String(p, "pattern")
+	if err != nil {
+		return err
+	}
 	switch {
 	case file != "" && len(cmd) > 0:
 		return errors.New("probe sets both file and command: keep one")
@@ -111,62 +120,4 @@ func resolve(root, p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(root, p)
-}
-
-func stringAttr(v cty.Value, name string) string {
-	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
-		return ""
-	}
-	a := v.GetAttr(name)
-	if a.IsNull() || !a.IsKnown() || a.Type() != cty.String {
-		return ""
-	}
-	return a.AsString()
-}
-
-func stringList(v cty.Value, name string) ([]string, error) {
-	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
-		return nil, nil
-	}
-	a := v.GetAttr(name)
-	if a.IsNull() {
-		return nil, nil
-	}
-	if !a.CanIterateElements() {
-		return nil, fmt.Errorf("%s must be a list of strings", name)
-	}
-	var out []string
-	for it := a.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		if e.IsNull() || e.Type() != cty.String {
-			return nil, fmt.Errorf("%s must be a list of strings, not null or %s", name, e.Type().FriendlyName())
-		}
-		out = append(out, e.AsString())
-	}
-	return out, nil
-}
-
-func stringMap(v cty.Value, name string) (map[string]string, error) {
-	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
-		return nil, nil
-	}
-	a := v.GetAttr(name)
-	if a.IsNull() {
-		return nil, nil
-	}
-	if !a.CanIterateElements() {
-		return nil, fmt.Errorf("%s must be a map of strings", name)
-	}
-	out := map[string]string{}
-	for it := a.ElementIterator(); it.Next(); {
-		k, e := it.Element()
-		if e.IsNull() || e.Type() != cty.String {
-			return nil, fmt.Errorf("%s.%s must be a string", name, k.AsString())
-		}
-		if k.AsString() == "" || strings.ContainsAny(k.AsString(), "=\x00") {
-			return nil, fmt.Errorf("%s key %q is not a valid environment variable name", name, k.AsString())
-		}
-		out[k.AsString()] = e.AsString()
-	}
-	return out, nil
 }

@@ -1,0 +1,184 @@
+// Package attr reads the attributes of a node kind's decoded configuration
+// (the object value Kind.Spec decodes) the same way for every kind. An
+// absent or null attribute reads as the zero value and false; a value of
+// another type, a null element of a list or map, or a value not known yet
+// is an error that names the attribute, so a kind says what is wrong
+// instead of panicking on a value the Spec let through.
+//
+// The Known functions are for plan time, when a configuration may still
+// hold unknown values: they read what is known and pass over the rest.
+package attr
+
+import (
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Get returns obj's attribute name, or a null value when obj is null,
+// unknown, not an object, or has no such attribute. Marks are kept.
+func Get(obj cty.Value, name string) cty.Value {
+	if obj.Type() == cty.NilType || !obj.IsKnown() || obj.IsNull() || !obj.Type().IsObjectType() || !obj.Type().HasAttribute(name) {
+		return cty.NullVal(cty.DynamicPseudoType)
+	}
+	return obj.GetAttr(name)
+}
+
+// known returns v, unmarked, or an error when it is not wholly known.
+func known(v cty.Value, name string) (cty.Value, error) {
+	if !v.IsWhollyKnown() {
+		return cty.NilVal, fmt.Errorf("%s is not known yet: it must not depend on values only a later build produces", name)
+	}
+	v, _ = v.UnmarkDeep()
+	return v, nil
+}
+
+// String reads a string attribute; set is false when it is absent or null.
+func String(obj cty.Value, name string) (s string, set bool, err error) {
+	v, err := known(Get(obj, name), name)
+	switch {
+	case err != nil:
+		return "", false, err
+	case v.IsNull():
+		return "", false, nil
+	case v.Type() != cty.String:
+		return "", false, fmt.Errorf("%s must be a string, not %s", name, v.Type().FriendlyName())
+	}
+	return v.AsString(), true, nil
+}
+
+// Bool reads a boolean attribute; absent or null is false.
+func Bool(obj cty.Value, name string) (bool, error) {
+	v, err := known(Get(obj, name), name)
+	switch {
+	case err != nil:
+		return false, err
+	case v.IsNull():
+		return false, nil
+	case v.Type() != cty.Bool:
+		return false, fmt.Errorf("%s must be true or false, not %s", name, v.Type().FriendlyName())
+	}
+	return v.True(), nil
+}
+
+// Int reads a whole number that fits in an int; absent or null is 0.
+func Int(obj cty.Value, name string) (int, error) {
+	v, err := known(Get(obj, name), name)
+	switch {
+	case err != nil:
+		return 0, err
+	case v.IsNull():
+		return 0, nil
+	case v.Type() != cty.Number:
+		return 0, fmt.Errorf("%s must be a number, not %s", name, v.Type().FriendlyName())
+	}
+	bf := v.AsBigFloat()
+	i, acc := bf.Int64()
+	if acc != big.Exact || i < -1<<31 || i > 1<<31-1 {
+		return 0, fmt.Errorf("%s must be a whole number, got %s", name, bf.Text('g', 10))
+	}
+	return int(i), nil
+}
+
+// Duration reads a positive duration written as Go writes one ("250ms",
+// "10s", "2m"); absent, null or empty is def.
+func Duration(obj cty.Value, name string, def time.Duration) (time.Duration, error) {
+	s, _, err := String(obj, name)
+	if err != nil || s == "" {
+		return def, err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s = %q is not a positive duration: write it like \"250ms\", \"10s\" or \"2m\"", name, s)
+	}
+	return d, nil
+}
+
+// Strings reads a list, set or tuple of strings; absent or null is nil.
+func Strings(obj cty.Value, name string) ([]string, error) {
+	v, err := known(Get(obj, name), name)
+	switch {
+	case err != nil:
+		return nil, err
+	case v.IsNull():
+		return nil, nil
+	case !v.CanIterateElements() || v.Type().IsMapType() || v.Type().IsObjectType():
+		return nil, fmt.Errorf("%s must be a list of strings, not %s", name, v.Type().FriendlyName())
+	}
+	var out []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.IsNull() || e.Type() != cty.String {
+			return nil, fmt.Errorf("%s must be a list of strings, not holding %s", name, elementName(e))
+		}
+		out = append(out, e.AsString())
+	}
+	return out, nil
+}
+
+// StringMap reads a map or object of strings; absent or null is nil.
+func StringMap(obj cty.Value, name string) (map[string]string, error) {
+	v, err := known(Get(obj, name), name)
+	switch {
+	case err != nil:
+		return nil, err
+	case v.IsNull():
+		return nil, nil
+	case !v.Type().IsMapType() && !v.Type().IsObjectType():
+		return nil, fmt.Errorf("%s must be a map of strings, not %s", name, v.Type().FriendlyName())
+	}
+	out := map[string]string{}
+	for k, e := range v.AsValueMap() {
+		if e.IsNull() || e.Type() != cty.String {
+			return nil, fmt.Errorf("%s.%s must be a string, not %s: give it a value, or leave it out", name, k, elementName(e))
+		}
+		out[k] = e.AsString()
+	}
+	return out, nil
+}
+
+// Blocks returns the elements of a nested block list or set; absent or
+// null is nil.
+func Blocks(obj cty.Value, name string) []cty.Value {
+	v := Get(obj, name)
+	if v.IsNull() || !v.IsKnown() || !v.CanIterateElements() {
+		return nil
+	}
+	var out []cty.Value
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		out = append(out, e)
+	}
+	return out
+}
+
+// KnownString returns a string attribute when it is set and known.
+func KnownString(obj cty.Value, name string) (string, bool) {
+	v := Get(obj, name)
+	if !v.IsKnown() || v.IsNull() || v.Type() != cty.String {
+		return "", false
+	}
+	v, _ = v.Unmark()
+	return v.AsString(), true
+}
+
+// KnownStrings returns the known, non-null strings of a list attribute.
+func KnownStrings(obj cty.Value, name string) []string {
+	var out []string
+	for _, e := range Blocks(obj, name) {
+		if e.IsKnown() && !e.IsNull() && e.Type() == cty.String {
+			e, _ = e.Unmark()
+			out = append(out, e.AsString())
+		}
+	}
+	return out
+}
+
+func elementName(e cty.Value) string {
+	if e.IsNull() {
+		return "null"
+	}
+	return e.Type().FriendlyName()
+}
