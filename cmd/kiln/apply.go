@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -124,8 +123,8 @@ func runApply(c *cli, args []string) int {
 	}
 	fmt.Fprintln(c.stdout, render.ApplySummary(res, time.Since(start)))
 	render.LockMismatches(c.stderr, res)
-	if w.RecordErr != nil {
-		fmt.Fprintf(c.stderr, "kiln apply: warning: %v; kiln report may show this run incompletely\n", w.RecordErr)
+	if err := w.RunRecordErr(); err != nil {
+		fmt.Fprintf(c.stderr, "kiln apply: warning: %v; kiln report may show this run incompletely\n", err)
 	}
 	c.printFailures(w, res)
 	if ctx.Err() != nil {
@@ -172,17 +171,9 @@ func parseResources(list []string) (map[string]int64, error) {
 // default).
 func (c *cli) progress(w *engine.Workspace, a *applyArgs) *render.Progress {
 	p := &render.Progress{W: c.stdout, TTY: c.liveStatus(), Colors: c.colours(a.noColor), Meters: meters(w), Quiet: a.quiet,
-		Width: terminalWidth, Previous: map[addr.Node]time.Duration{}}
+		Width: terminalWidth, Total: w.InScope(), Previous: w.LastDurations()}
 	if d, err := time.ParseDuration(c.getenv("KILN_HEARTBEAT")); err == nil && d > 0 {
 		p.Heartbeat = d
-	}
-	for i, n := range w.DAG.Nodes {
-		if w.Scope == nil || w.Scope[i] {
-			p.Total++
-		}
-		if r := w.State.Records[n.Addr.String()]; r.Good() && r.Duration > 0 {
-			p.Previous[n.Addr] = r.Duration
-		}
 	}
 	return p
 }
@@ -190,15 +181,8 @@ func (c *cli) progress(w *engine.Workspace, a *applyArgs) *render.Progress {
 // meters are the step counters nodes declare with progress and total.
 func meters(w *engine.Workspace) map[addr.Node]render.Meter {
 	m := map[addr.Node]render.Meter{}
-	for _, n := range w.Pipeline.Nodes {
-		if n.Meta.Progress == "" {
-			continue
-		}
-		re, err := regexp.Compile(n.Meta.Progress)
-		if err != nil {
-			continue
-		}
-		m[n.Addr] = render.Meter{Pattern: re, Total: n.Meta.Total}
+	for a, s := range w.StepCounters() {
+		m[a] = render.Meter{Pattern: s.Pattern, Total: s.Total}
 	}
 	return m
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/render"
 )
 
@@ -44,27 +43,7 @@ func runGraph(c *cli, args []string) int {
 	if diags.HasErrors() {
 		return 1
 	}
-	actions := map[int]plan.Action{}
-	for _, d := range pl.Changes {
-		v, _ := w.DAG.Vertex(d.Node.Addr)
-		actions[v] = d.Action
-	}
-	g := w.DAG.Graph
-	if a.changedOnly {
-		var roots []int
-		for v, act := range actions {
-			if act != plan.NoOp {
-				roots = append(roots, v)
-			}
-		}
-		keep := g.Closure(roots)
-		g = g.Subgraph(keep)
-	}
-	action := func(v int) plan.Action {
-		n, _ := w.NodeByAddr(g.Name(v))
-		dv, _ := w.DAG.Vertex(n.Addr)
-		return actions[dv]
-	}
+	g, action := w.PlanGraph(pl, a.changedOnly)
 	switch a.format {
 	case "dot":
 		fmt.Fprint(c.stdout, render.GraphDOT(g, action))

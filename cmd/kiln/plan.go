@@ -63,7 +63,8 @@ func runPlan(c *cli, args []string) int {
 	if diags.HasErrors() {
 		return 1
 	}
-	m := render.ModelPlan(pl, w.Pipeline.Root, render.StateJSON{Lineage: w.State.Lineage, Serial: w.State.Serial}, engine.Version)
+	lineage, serial := w.StateVersion()
+	m := render.ModelPlan(pl, w.Root(), render.StateJSON{Lineage: lineage, Serial: serial}, engine.Version)
 	switch a.format {
 	case "json":
 		enc := json.NewEncoder(c.stdout)

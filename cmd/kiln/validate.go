@@ -34,6 +34,6 @@ func runValidate(c *cli, args []string) int {
 	if diags.HasErrors() {
 		return 1
 	}
-	fmt.Fprintf(c.stdout, "The pipeline is valid: %s, %s.\n", human.Count(len(w.Pipeline.Nodes), "node"), human.Count(w.EdgeCount(), "edge"))
+	fmt.Fprintf(c.stdout, "The pipeline is valid: %s, %s.\n", human.Count(w.NodeCount(), "node"), human.Count(w.EdgeCount(), "edge"))
 	return 0
 }

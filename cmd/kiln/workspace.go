@@ -83,11 +83,7 @@ func (c *cli) diags(w *engine.Workspace, diags hcl.Diagnostics, noColor bool) {
 	if len(diags) == 0 {
 		return
 	}
-	var files map[string]*hcl.File
-	if w != nil && w.Pipeline != nil {
-		files = w.Pipeline.Files
-	}
-	render.Diagnostics(c.stderr, files, diags, 100, c.colours(noColor).On)
+	render.Diagnostics(c.stderr, w.Files(), diags, 100, c.colours(noColor).On)
 }
 
 // fail prints an error with what the user can do about it.

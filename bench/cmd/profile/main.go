@@ -116,7 +116,8 @@ func whole(path string, kinds []kind.Kind, times map[string][]time.Duration) (in
 	}
 	times[phases[4]] = append(times[phases[4]], time.Since(t))
 	t = time.Now()
-	m := render.ModelPlan(pl, w.Pipeline.Root, render.StateJSON{Lineage: w.State.Lineage, Serial: w.State.Serial}, engine.Version)
+	lineage, serial := w.StateVersion()
+	m := render.ModelPlan(pl, w.Root(), render.StateJSON{Lineage: lineage, Serial: serial}, engine.Version)
 	render.PlanText(io.Discard, m, render.Colors{})
 	times[phases[5]] = append(times[phases[5]], time.Since(t))
 	times[phases[6]] = append(times[phases[6]], time.Since(start))
