@@ -107,9 +107,9 @@ func runDiff(c *cli, args []string) int {
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(r)
 	case "markdown", "md":
-		review.WriteMarkdown(c.stdout, r)
+		render.ReviewMarkdown(c.stdout, r)
 	default:
-		review.WriteText(c.stdout, r, c.colours(a.noColor).On)
+		render.ReviewText(c.stdout, r, c.colours(a.noColor))
 	}
 	if a.detailedExit && r.HasChanges() {
 		return 2

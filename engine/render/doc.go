@@ -1,13 +1,13 @@
 // Package render turns kiln's results into what people and programs read:
 // the plan as text, JSON or Markdown, diagnostics with source snippets, the
-// apply's progress (a live status on a terminal, timestamped lines and
-// heartbeats elsewhere), records, outputs, tables, and the language
-// reference (kiln help and docs/language.md) from the schemas in
-// engine/schema. The human plan text is rendered from the same JSON model
-// that -json prints, so the two cannot drift apart; colours and the plan's
-// symbols come from one table (colors.go).
+// apply's progress and closing line, explain, records and the state list,
+// lock resolutions, check results, gc, destroy and recovered runs, kiln
+// graph's DOT and Mermaid, kiln diff's report as text and Markdown, and the
+// language reference. The CLI parses flags, calls the engine and hands the
+// result to a function here; nothing else in kiln prints.
 //
-// Terminal text is measured in columns, not bytes (golang.org/x/text/width
-// tells wide East Asian characters apart), so the live status can cut each
-// line to the terminal's width and erase exactly what it drew.
+// The human plan text is rendered from the same JSON model that -json
+// prints, so the two cannot drift apart. Every view paints an action with
+// the colours of engine/render/palette, writes counts and sizes with
+// engine/human, and Markdown through MarkdownText and MarkdownCode.
 package render

@@ -58,10 +58,7 @@ type ChangeJSON struct {
 }
 
 // ReasonJSON is one reason, with its sentence.
-type ReasonJSON struct {
-	plan.Reason
-	Message string `json:"message"`
-}
+type ReasonJSON = plan.ReasonJSON
 
 // BlockedJSON names a node that cannot run on this machine.
 type BlockedJSON struct {
@@ -92,7 +89,7 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 			c.Executor = "local"
 		}
 		for _, r := range d.Reasons {
-			c.Reasons = append(c.Reasons, ReasonJSON{Reason: r, Message: r.String()})
+			c.Reasons = append(c.Reasons, r.JSON())
 			if r.Kind == "resume" {
 				c.Resume = true
 			}

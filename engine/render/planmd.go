@@ -24,10 +24,10 @@ func PlanMarkdown(w io.Writer, m *PlanJSON) {
 		}
 		var why []string
 		for _, r := range c.Reasons {
-			why = append(why, mdEscape(r.Message))
+			why = append(why, MarkdownText(r.Message))
 		}
 		if c.Blocked != "" {
-			why = append(why, "**cannot run here:** "+mdEscape(c.Blocked))
+			why = append(why, "**cannot run here:** "+MarkdownText(c.Blocked))
 		}
 		action := c.Action
 		if c.Executor != "" && c.Executor != "local" {
@@ -38,9 +38,4 @@ func PlanMarkdown(w io.Writer, m *PlanJSON) {
 	for _, f := range m.Forget {
 		fmt.Fprintf(w, "| `-` | `%s` | forget | no longer in the configuration |\n", f)
 	}
-}
-
-func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, "|", "\\|")
-	return strings.ReplaceAll(s, "\n", " ")
 }

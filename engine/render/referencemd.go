@@ -61,16 +61,16 @@ func attrsMarkdown(w io.Writer, attrs []schema.Attr, keyed bool) {
 		case def == "":
 			def = "—"
 		default:
-			def = mdEscape(def)
+			def = MarkdownText(def)
 		}
-		meaning := mdEscape(a.Doc)
+		meaning := MarkdownText(a.Doc)
 		if a.Example != "" {
 			meaning += fmt.Sprintf(" Example: `%s = %s`", a.Name, mdCode(a.Example))
 		}
 		if keyed {
-			fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", a.Name, mdEscape(a.TypeName()), def, string(a.Key), meaning)
+			fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", a.Name, MarkdownText(a.TypeName()), def, string(a.Key), meaning)
 		} else {
-			fmt.Fprintf(w, "| `%s` | %s | %s | %s |\n", a.Name, mdEscape(a.TypeName()), def, meaning)
+			fmt.Fprintf(w, "| `%s` | %s | %s | %s |\n", a.Name, MarkdownText(a.TypeName()), def, meaning)
 		}
 	}
 	fmt.Fprintln(w)
@@ -81,7 +81,7 @@ func FunctionsMarkdown(w io.Writer, fs []schema.Function) {
 	fmt.Fprintln(w, "| function | what it does | example |")
 	fmt.Fprintln(w, "|---|---|---|")
 	for _, f := range fs {
-		fmt.Fprintf(w, "| `%s` | %s | `%s` → `%s` |\n", f.Signature, mdEscape(f.Doc), mdCode(f.Example), mdCode(f.Result))
+		fmt.Fprintf(w, "| `%s` | %s | `%s` → `%s` |\n", f.Signature, MarkdownText(f.Doc), mdCode(f.Example), mdCode(f.Result))
 	}
 	fmt.Fprintln(w)
 }
@@ -91,7 +91,7 @@ func KindsTable(w io.Writer, ref *schema.Reference) {
 	fmt.Fprintln(w, "| kind | what it makes |")
 	fmt.Fprintln(w, "|---|---|")
 	for _, k := range ref.Kinds {
-		fmt.Fprintf(w, "| [`%s`](#%s-name) | %s |\n", k.Name, k.Name, mdEscape(k.Summary))
+		fmt.Fprintf(w, "| [`%s`](#%s-name) | %s |\n", k.Name, k.Name, MarkdownText(k.Summary))
 	}
 	fmt.Fprintln(w)
 }

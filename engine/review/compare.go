@@ -222,7 +222,7 @@ func diffSides(old, cur *side) *Report {
 		if reasons := keyChanges(renameNotes(oldLines, renames), newLines); len(reasons) > 0 {
 			c := Changed{Node: node}
 			for _, reason := range reasons {
-				c.Changes = append(c.Changes, reasonJSON(reason))
+				c.Changes = append(c.Changes, reason.JSON())
 			}
 			r.Changed = append(r.Changed, c)
 			rerun[v] = true

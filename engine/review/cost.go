@@ -4,11 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
-	"time"
 
-	"github.com/kilnbuild/kiln/engine/plan"
-	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -64,39 +60,4 @@ func (r *Report) estimate(s *side, stateDir string) error {
 	}
 	r.Cost = c
 	return nil
-}
-
-// formatSeconds writes a duration as "2h 5m 3s", leaving out zero parts.
-func formatSeconds(s float64) string {
-	d := time.Duration(s * float64(time.Second)).Round(time.Second)
-	h, m, sec := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
-	var parts []string
-	if h > 0 {
-		parts = append(parts, fmt.Sprintf("%dh", h))
-	}
-	if m > 0 {
-		parts = append(parts, fmt.Sprintf("%dm", m))
-	}
-	if sec > 0 || len(parts) == 0 {
-		parts = append(parts, fmt.Sprintf("%ds", sec))
-	}
-	return strings.Join(parts, " ")
-}
-
-// formatHours writes resource-weighted hours as "NPU-hours 16.0".
-func formatHours(h ResourceHours) string {
-	return fmt.Sprintf("%s-hours %.1f", strings.ToUpper(h.Resource), h.Hours)
-}
-
-// formatResources writes a node's resources as "npu=8, mem=2".
-func formatResources(res map[string]int64) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(res)) {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, res[k]))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func reasonJSON(r plan.Reason) render.ReasonJSON {
-	return render.ReasonJSON{Reason: r, Message: r.String()}
 }

@@ -23,8 +23,8 @@
 // guessed.
 //
 // The Report is pure data with a versioned JSON schema (FormatVersion,
-// docs/review.md); the text and Markdown views (WriteText, WriteMarkdown)
-// render from it, so they cannot disagree. Values of sensitive string
+// docs/review.md); the text and Markdown views (engine/render's ReviewText
+// and ReviewMarkdown) render from it, so they cannot disagree. Values of sensitive string
 // variables are masked wherever a reason would quote them. Compare is safe
 // to call concurrently: it shares nothing but the read-only state.
 package review

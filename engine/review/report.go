@@ -3,7 +3,7 @@ package review
 import (
 	"strings"
 
-	"github.com/kilnbuild/kiln/engine/render"
+	"github.com/kilnbuild/kiln/engine/plan"
 )
 
 // FormatVersion versions the JSON report schema (docs/review.md). Additions
@@ -56,15 +56,15 @@ func (r Revision) Label() string {
 	if r.WorkingTree {
 		return "the " + WorkingTreeName
 	}
-	if r.namedByCommit() {
+	if r.NamedByCommit() {
 		return shortCommit(r.Commit)
 	}
 	return r.Name + " (" + shortCommit(r.Commit) + ")"
 }
 
-// namedByCommit reports whether the name is the commit id or a prefix of
+// NamedByCommit reports whether the name is the commit id or a prefix of
 // it, so it need not be shown twice.
-func (r Revision) namedByCommit() bool {
+func (r Revision) NamedByCommit() bool {
 	return r.Commit == "" || len(r.Name) >= 7 && strings.HasPrefix(r.Commit, r.Name)
 }
 
@@ -90,7 +90,7 @@ type Node struct {
 // dependencies differ.
 type Changed struct {
 	Node
-	Changes []render.ReasonJSON `json:"changes"`
+	Changes []plan.ReasonJSON `json:"changes"`
 }
 
 // Invalidated is a node that does not change itself but depends, directly

@@ -22,7 +22,7 @@ func resourceChange(address string, old, cur map[string]int64) (ResourceChange, 
 		return ResourceChange{}, false
 	}
 	rc := ResourceChange{Address: address, Old: orEmpty(old), New: orEmpty(cur)}
-	rc.Message = "resources changed: " + resourceText(old) + " → " + resourceText(cur) + " (a cost change, not a rebuild)"
+	rc.Message = "resources changed: " + ResourcesText(old) + " → " + ResourcesText(cur) + " (a cost change, not a rebuild)"
 	return rc, true
 }
 
@@ -33,8 +33,8 @@ func orEmpty(m map[string]int64) map[string]int64 {
 	return m
 }
 
-// resourceText writes resources as "cpu=1, npu=8", "(none)" when empty.
-func resourceText(m map[string]int64) string {
+// ResourcesText writes resources as "cpu=1, npu=8", "(none)" when empty.
+func ResourcesText(m map[string]int64) string {
 	if len(m) == 0 {
 		return "(none)"
 	}

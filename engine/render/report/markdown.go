@@ -8,6 +8,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/history"
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/metrics"
+	"github.com/kilnbuild/kiln/engine/render"
 )
 
 // Markdown writes the report for a pull request: the run's summary, a table
@@ -27,7 +28,7 @@ func Markdown(w io.Writer, o Options) error {
 	}
 	facts := []string{"Started " + r.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took}
 	if r.Host != "" {
-		facts = append(facts, "host "+mdCode(r.Host))
+		facts = append(facts, "host "+render.MarkdownCode(r.Host))
 	}
 	var counts []string
 	for _, oc := range outcomeOrder {
@@ -62,23 +63,23 @@ func Markdown(w io.Writer, o Options) error {
 		if w.n.ExitCode != nil && *w.n.ExitCode != 0 {
 			outcome += fmt.Sprintf(" (exit %d)", *w.n.ExitCode)
 		}
-		node := mdCode(w.n.Addr)
+		node := render.MarkdownCode(w.n.Addr)
 		if w.critical {
 			node = "**" + node + "**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |", node, mdCell(strings.TrimSpace(w.symbol+" "+w.action)), mdCell(outcome),
-			mdCell(strings.Join(w.why, "; ")), optDuration(w.queued), ranText(w))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |", node, render.MarkdownText(strings.TrimSpace(w.symbol+" "+w.action)), render.MarkdownText(outcome),
+			render.MarkdownText(strings.Join(w.why, "; ")), optDuration(w.queued), ranText(w))
 		if cmp {
 			c := ""
 			if w.compare != nil {
 				c = compareText(w)
 			}
-			fmt.Fprintf(&b, " %s |", mdCell(c))
+			fmt.Fprintf(&b, " %s |", render.MarkdownText(c))
 		}
 		npu := npuText(w.npuHours)
 		log := ""
 		if w.log != "" {
-			log = mdCode(w.log)
+			log = render.MarkdownCode(w.log)
 		}
 		fmt.Fprintf(&b, " %s | %s | %s |\n", npu, w.cache, log)
 	}
@@ -88,12 +89,12 @@ func Markdown(w io.Writer, o Options) error {
 	if len(m.critical) > 1 {
 		var names []string
 		for _, i := range m.critical {
-			names = append(names, mdCode(r.Nodes[i].Addr))
+			names = append(names, render.MarkdownCode(r.Nodes[i].Addr))
 		}
 		fmt.Fprintf(&b, "\nCritical path (in bold above): %s.\n", strings.Join(names, " → "))
 	}
 	for _, c := range m.curves {
-		fmt.Fprintf(&b, "\n### Metrics of %s (%d steps)\n\n", mdCode(c.addr), c.run.Steps())
+		fmt.Fprintf(&b, "\n### Metrics of %s (%d steps)\n\n", render.MarkdownCode(c.addr), c.run.Steps())
 		head, line := "| metric | last | min | max | steps |", "|---|---:|---:|---:|---:|"
 		if cmp {
 			head += fmt.Sprintf(" run %d last |", o.Compare.ID)
@@ -102,7 +103,7 @@ func Markdown(w io.Writer, o Options) error {
 		b.WriteString(head + "\n" + line + "\n")
 		for _, k := range c.keys {
 			s := metrics.Summarise(points(c.run, k))
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |", mdCode(k), lastCell(s), extreme(s.Min, s.MinStep, s.Steps), extreme(s.Max, s.MaxStep, s.Steps), s.Steps)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |", render.MarkdownCode(k), lastCell(s), extreme(s.Min, s.MinStep, s.Steps), extreme(s.Max, s.MaxStep, s.Steps), s.Steps)
 			if cmp {
 				fmt.Fprintf(&b, " %s |", lastCell(metrics.Summarise(points(c.compare, k))))
 			}
@@ -125,20 +126,4 @@ func extreme(v float64, step int64, steps int) string {
 		return ""
 	}
 	return fmt.Sprintf("%s (step %d)", numberText(v), step)
-}
-
-// mdCell makes text safe in a table cell.
-func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\n", " ")
-	return s
-}
-
-// mdCode writes s as inline code, safe in a table cell.
-func mdCode(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	if strings.Contains(s, "`") {
-		return "`` " + s + " ``"
-	}
-	return "`" + s + "`"
 }

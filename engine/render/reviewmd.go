@@ -1,4 +1,4 @@
-package review
+package render
 
 import (
 	"fmt"
@@ -6,16 +6,17 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/human"
+	"github.com/kilnbuild/kiln/engine/review"
 )
 
-// WriteMarkdown writes the report as Markdown a CI job can post on a pull
+// ReviewMarkdown writes kiln diff's report as Markdown a CI job can post on a pull
 // request: a summary, a table of changed nodes with old and new values, the
 // added, removed and invalidated nodes, a cost table and a Mermaid graph of
 // the nodes that would rerun.
-func WriteMarkdown(w io.Writer, r *Report) {
+func ReviewMarkdown(w io.Writer, r *review.Report) {
 	var files []string
 	for _, f := range r.Files {
-		files = append(files, mdCode(f))
+		files = append(files, MarkdownCode(f))
 	}
 	fmt.Fprintf(w, "### kiln diff: %s\n\n", strings.Join(files, ", "))
 	fmt.Fprintf(w, "%s → %s\n\n", mdRevision(r.Old), mdRevision(r.New))
@@ -32,7 +33,7 @@ func WriteMarkdown(w io.Writer, r *Report) {
 	if len(r.Variables) > 0 {
 		fmt.Fprint(w, "\n#### Variables\n\n| variable | old | new |\n|---|---|---|\n")
 		for _, v := range r.Variables {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCode(v.Name), mdCode(v.Old), mdCode(v.New))
+			fmt.Fprintf(w, "| %s | %s | %s |\n", MarkdownCode(v.Name), MarkdownCode(v.Old), MarkdownCode(v.New))
 		}
 	}
 	if len(r.Changed) > 0 {
@@ -41,9 +42,9 @@ func WriteMarkdown(w io.Writer, r *Report) {
 			for _, ch := range c.Changes {
 				what, old, cur := mdChange(ch.Kind, ch.Subject, ch.Message), "", ""
 				if ch.Old != "" || ch.New != "" {
-					old, cur = mdCode(ch.Old), mdCode(ch.New)
+					old, cur = MarkdownCode(ch.Old), MarkdownCode(ch.New)
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdCode(c.Address), what, old, cur)
+				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", MarkdownCode(c.Address), what, old, cur)
 			}
 		}
 	}
@@ -52,13 +53,13 @@ func WriteMarkdown(w io.Writer, r *Report) {
 	if len(r.Renamed) > 0 {
 		fmt.Fprint(w, "\n#### Renamed (nothing reruns)\n\n")
 		for _, n := range r.Renamed {
-			fmt.Fprintf(w, "- %s → %s\n", mdCode(n.From), mdCode(n.To))
+			fmt.Fprintf(w, "- %s → %s\n", MarkdownCode(n.From), MarkdownCode(n.To))
 		}
 	}
 	if len(r.Resources) > 0 {
 		fmt.Fprint(w, "\n#### Resources (a cost change, not a rebuild)\n\n| node | old | new |\n|---|---|---|\n")
 		for _, rc := range r.Resources {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCode(rc.Address), mdCode(resourceText(rc.Old)), mdCode(resourceText(rc.New)))
+			fmt.Fprintf(w, "| %s | %s | %s |\n", MarkdownCode(rc.Address), MarkdownCode(review.ResourcesText(rc.Old)), MarkdownCode(review.ResourcesText(rc.New)))
 		}
 	}
 	if len(r.Invalidated) > 0 {
@@ -66,9 +67,9 @@ func WriteMarkdown(w io.Writer, r *Report) {
 		for _, n := range r.Invalidated {
 			var up []string
 			for _, u := range n.Because {
-				up = append(up, mdCode(u))
+				up = append(up, MarkdownCode(u))
 			}
-			fmt.Fprintf(w, "- %s, after %s\n", mdCode(n.Address), strings.Join(up, ", "))
+			fmt.Fprintf(w, "- %s, after %s\n", MarkdownCode(n.Address), strings.Join(up, ", "))
 		}
 	}
 	writeUnresolvedMarkdown(w, r)
@@ -79,7 +80,7 @@ func WriteMarkdown(w io.Writer, r *Report) {
 }
 
 // costSentence sums up the estimate for the top of a pull-request comment.
-func costSentence(r *Report) string {
+func costSentence(r *review.Report) string {
 	c := r.Cost
 	if r.Summary.Rerun == 0 {
 		return ""
@@ -97,28 +98,28 @@ func costSentence(r *Report) string {
 	return s + "."
 }
 
-func writeUnresolvedMarkdown(w io.Writer, r *Report) {
+func writeUnresolvedMarkdown(w io.Writer, r *review.Report) {
 	if len(r.Unresolved) == 0 {
 		return
 	}
 	fmt.Fprint(w, "\n#### Not compared\n\n")
 	for _, u := range r.Unresolved {
-		fmt.Fprintf(w, "- %s at %s: %s\n", mdCode(u.Address), mdCode(u.Revision), mdText(u.Error))
+		fmt.Fprintf(w, "- %s at %s: %s\n", MarkdownCode(u.Address), MarkdownCode(u.Revision), MarkdownText(u.Error))
 	}
 }
 
-func writeCostMarkdown(w io.Writer, r *Report) {
+func writeCostMarkdown(w io.Writer, r *review.Report) {
 	c := r.Cost
 	if len(c.Nodes) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n#### Estimated cost\n\nLast recorded durations in %s.\n\n| node | last run | resources |\n|---|---|---|\n", mdCode(c.State))
+	fmt.Fprintf(w, "\n#### Estimated cost\n\nLast recorded durations in %s.\n\n| node | last run | resources |\n|---|---|---|\n", MarkdownCode(c.State))
 	for _, n := range c.Nodes {
 		last := "never run"
 		if n.Seconds != nil {
 			last = formatSeconds(*n.Seconds)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s |\n", mdCode(n.Address), last, formatResources(n.Resources))
+		fmt.Fprintf(w, "| %s | %s | %s |\n", MarkdownCode(n.Address), last, formatResources(n.Resources))
 	}
 	var hours []string
 	for _, h := range c.Hours {
@@ -127,13 +128,13 @@ func writeCostMarkdown(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "| **total** | **%s** (%d of %d known) | %s |\n", formatSeconds(c.Seconds), c.Known, len(c.Nodes), strings.Join(hours, ", "))
 }
 
-func mdList(w io.Writer, title string, nodes []Node) {
+func mdList(w io.Writer, title string, nodes []review.Node) {
 	if len(nodes) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\n#### %s\n\n", title)
 	for _, n := range nodes {
-		fmt.Fprintf(w, "- %s\n", mdCode(n.Address))
+		fmt.Fprintf(w, "- %s\n", MarkdownCode(n.Address))
 	}
 }
 
@@ -141,37 +142,21 @@ func mdList(w io.Writer, title string, nodes []Node) {
 func mdChange(kind, subject, message string) string {
 	switch kind {
 	case "attribute":
-		return "attribute " + mdCode(subject)
+		return "attribute " + MarkdownCode(subject)
 	case "input":
-		return "input " + mdCode(subject)
+		return "input " + MarkdownCode(subject)
 	case "upstream":
-		return "upstream " + mdCode(subject)
+		return "upstream " + MarkdownCode(subject)
 	}
-	return mdText(message)
+	return MarkdownText(message)
 }
 
-func mdRevision(r Revision) string {
+func mdRevision(r review.Revision) string {
 	if r.WorkingTree {
-		return "the " + WorkingTreeName
+		return "the " + review.WorkingTreeName
 	}
-	if r.namedByCommit() {
-		return mdCode(shortCommit(r.Commit))
+	if r.NamedByCommit() {
+		return MarkdownCode(short12(r.Commit))
 	}
-	return mdCode(r.Name) + " (" + mdCode(shortCommit(r.Commit)) + ")"
-}
-
-// mdCode writes s as inline code that survives a table cell.
-func mdCode(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\n", " ")
-	if strings.Contains(s, "`") {
-		return "`` " + s + " ``"
-	}
-	return "`" + s + "`"
-}
-
-// mdText escapes text for a table cell or a list item.
-func mdText(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
+	return MarkdownCode(r.Name) + " (" + MarkdownCode(short12(r.Commit)) + ")"
 }

@@ -1,19 +1,23 @@
-package review
+package render
 
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/fatih/color"
 	"github.com/kilnbuild/kiln/engine/human"
+	"github.com/kilnbuild/kiln/engine/review"
 )
 
-// WriteText writes the report for a terminal: one entry per node that
+// ReviewText writes kiln diff's report for a terminal: one entry per node that
 // changes, is added, removed or invalidated, with what changed, then a
-// summary and the cost estimate. colour paints the symbols.
-func WriteText(w io.Writer, r *Report, colour bool) {
-	p := painter(colour)
+// summary and the cost estimate, the symbols in colour when c is on.
+func ReviewText(w io.Writer, r *review.Report, c Colors) {
+	p := func(a color.Attribute, s string) string { return c.paint(s, a, color.Bold) }
 	fmt.Fprintf(w, "kiln diff %s: %s → %s\n\n", strings.Join(r.Files, ", "), r.Old.Label(), r.New.Label())
 	if !r.HasChanges() {
 		fmt.Fprintln(w, "No changes: every node has the same configuration, lock pins, files and dependencies at both revisions.")
@@ -56,7 +60,7 @@ func WriteText(w io.Writer, r *Report, colour bool) {
 
 // writeKeyFilesText lists the files that enter keys, the changed ones
 // first, so a reviewer sees what the comparison covered.
-func writeKeyFilesText(w io.Writer, r *Report) {
+func writeKeyFilesText(w io.Writer, r *review.Report) {
 	if len(r.KeyFiles) == 0 {
 		return
 	}
@@ -80,13 +84,13 @@ func writeKeyFilesText(w io.Writer, r *Report) {
 	}
 }
 
-func writeUnresolvedText(w io.Writer, r *Report, p func(color.Attribute, string) string) {
+func writeUnresolvedText(w io.Writer, r *review.Report, p func(color.Attribute, string) string) {
 	for _, u := range r.Unresolved {
 		fmt.Fprintf(w, "%s %s (not compared: cannot evaluate it at %s)\n    %s\n", p(color.FgMagenta, "!"), p(color.FgMagenta, u.Address), u.Revision, u.Error)
 	}
 }
 
-func writeCostText(w io.Writer, r *Report) {
+func writeCostText(w io.Writer, r *review.Report) {
 	c := r.Cost
 	if r.Summary.Rerun == 0 {
 		return
@@ -108,7 +112,7 @@ func writeCostText(w io.Writer, r *Report) {
 
 // summaryLine counts the report: "3 nodes rerun: 1 changed, 1 added, 1
 // invalidated downstream; 1 removed."
-func summaryLine(r *Report) string {
+func summaryLine(r *review.Report) string {
 	s := r.Summary
 	var parts []string
 	for _, x := range []struct {
@@ -146,13 +150,33 @@ func becauseText(up []string) string {
 	return "upstream " + strings.Join(up, ", ") + " rerun"
 }
 
-func painter(on bool) func(color.Attribute, string) string {
-	return func(a color.Attribute, s string) string {
-		if !on {
-			return s
-		}
-		c := color.New(a, color.Bold)
-		c.EnableColor()
-		return c.Sprint(s)
+// formatSeconds writes a duration as "2h 5m 3s", leaving out zero parts.
+func formatSeconds(s float64) string {
+	d := time.Duration(s * float64(time.Second)).Round(time.Second)
+	h, m, sec := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	var parts []string
+	if h > 0 {
+		parts = append(parts, fmt.Sprintf("%dh", h))
 	}
+	if m > 0 {
+		parts = append(parts, fmt.Sprintf("%dm", m))
+	}
+	if sec > 0 || len(parts) == 0 {
+		parts = append(parts, fmt.Sprintf("%ds", sec))
+	}
+	return strings.Join(parts, " ")
+}
+
+// formatHours writes resource-weighted hours as "NPU-hours 16.0".
+func formatHours(h review.ResourceHours) string {
+	return fmt.Sprintf("%s-hours %.1f", strings.ToUpper(h.Resource), h.Hours)
+}
+
+// formatResources writes a node's resources as "npu=8, mem=2".
+func formatResources(res map[string]int64) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(res)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, res[k]))
+	}
+	return strings.Join(parts, ", ")
 }
