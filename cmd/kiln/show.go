@@ -53,14 +53,8 @@ func runShow(c *cli, args []string) int {
 		}
 		want = &n
 	}
-	dir, err := c.stateDirOf(path)
-	if err != nil {
-		c.fail(err)
-		return 1
-	}
-	s, err := state.Load(dir)
-	if err != nil {
-		c.fail(err)
+	s, ok := c.loadState(path)
+	if !ok {
 		return 1
 	}
 	if want != nil {

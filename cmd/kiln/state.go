@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/kilnbuild/kiln/engine/render"
-	"github.com/kilnbuild/kiln/engine/state"
 )
 
 func stateFlags() (*flag.FlagSet, *pipelineArgs) {
@@ -48,14 +47,8 @@ func runState(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, err)
 		return 1
 	}
-	dir, err := c.stateDirOf(path)
-	if err != nil {
-		c.fail(err)
-		return 1
-	}
-	s, err := state.Load(dir)
-	if err != nil {
-		c.fail(err)
+	s, ok := c.loadState(path)
+	if !ok {
 		return 1
 	}
 	if sub == "list" {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/kilnbuild/kiln/engine/state"
 )
 
 // stateDirOf finds the state folder of a pipeline path without loading the
@@ -25,4 +27,18 @@ func (c *cli) stateDirOf(path string) (string, error) {
 		abs = filepath.Dir(abs)
 	}
 	return filepath.Join(abs, ".kiln"), nil
+}
+
+// loadState reads the state of a pipeline path without loading the
+// pipeline; false, with the error printed, when it cannot.
+func (c *cli) loadState(path string) (*state.State, bool) {
+	dir, err := c.stateDirOf(path)
+	if err == nil {
+		var s *state.State
+		if s, err = state.Load(dir); err == nil {
+			return s, true
+		}
+	}
+	c.fail(err)
+	return nil, false
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/kind"
-	"github.com/zclconf/go-cty/cty"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 )
 
 // maxIncludeDepth bounds how deep -r / -c includes of requirements files
@@ -19,9 +19,6 @@ const maxIncludeDepth = 16
 // the local wheels of a node, sorted and without duplicates. Values not yet
 // known at plan time are skipped; they come from upstream nodes.
 func keyFiles(n *kind.Node) []string {
-	if n.Config.IsNull() || !n.Config.IsKnown() || !n.Config.Type().IsObjectType() || !n.Config.Type().HasAttribute("install") {
-		return nil
-	}
 	seen := map[string]bool{}
 	var files []string
 	add := func(p string) bool {
@@ -41,14 +38,14 @@ func keyFiles(n *kind.Node) []string {
 			follow(resolve(filepath.Dir(p), inc), depth+1)
 		}
 	}
-	for _, block := range knownElements(n.Config.GetAttr("install")) {
+	for _, block := range attr.Blocks(n.Config, "install") {
 		if !block.Type().IsObjectType() {
 			continue
 		}
-		for _, r := range knownStrings(block, "requirements") {
+		for _, r := range attr.KnownStrings(block, "requirements") {
 			follow(resolve(n.Root, r), 0)
 		}
-		for _, w := range knownStrings(block, "wheels") {
+		for _, w := range attr.KnownStrings(block, "wheels") {
 			matches, _ := filepath.Glob(resolve(n.Root, w))
 			for _, m := range matches {
 				add(m)
@@ -90,31 +87,6 @@ func includes(path string) []string {
 		}
 		if target != "" && !strings.Contains(target, "$") && !strings.Contains(target, "://") {
 			out = append(out, target)
-		}
-	}
-	return out
-}
-
-func knownElements(v cty.Value) []cty.Value {
-	if v.IsNull() || !v.IsKnown() || !v.CanIterateElements() {
-		return nil
-	}
-	var out []cty.Value
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		out = append(out, e)
-	}
-	return out
-}
-
-func knownStrings(obj cty.Value, name string) []string {
-	if obj.IsNull() || !obj.IsKnown() || !obj.Type().HasAttribute(name) {
-		return nil
-	}
-	var out []string
-	for _, e := range knownElements(obj.GetAttr(name)) {
-		if e.IsKnown() && !e.IsNull() && e.Type() == cty.String {
-			out = append(out, e.AsString())
 		}
 	}
 	return out

@@ -26,53 +26,43 @@ func Get(obj cty.Value, name string) cty.Value {
 	return obj.GetAttr(name)
 }
 
-// known returns v, unmarked, or an error when it is not wholly known.
-func known(v cty.Value, name string) (cty.Value, error) {
+// value returns obj's attribute name, known and unmarked, when it is set:
+// set is false when it is absent or null. It is an error when the value is
+// not known yet, or of a type accept refuses (want says what it must be).
+func value(obj cty.Value, name, want string, accept func(cty.Type) bool) (v cty.Value, set bool, err error) {
+	v = Get(obj, name)
 	if !v.IsWhollyKnown() {
-		return cty.NilVal, fmt.Errorf("%s is not known yet: it must not depend on values only a later build produces", name)
+		return cty.NilVal, false, fmt.Errorf("%s is not known yet: it must not depend on values only a later build produces", name)
 	}
-	v, _ = v.UnmarkDeep()
-	return v, nil
+	if v, _ = v.UnmarkDeep(); v.IsNull() {
+		return v, false, nil
+	}
+	if !accept(v.Type()) {
+		return cty.NilVal, false, fmt.Errorf("%s must be %s, not %s", name, want, v.Type().FriendlyName())
+	}
+	return v, true, nil
 }
 
 // String reads a string attribute; set is false when it is absent or null.
 func String(obj cty.Value, name string) (s string, set bool, err error) {
-	v, err := known(Get(obj, name), name)
-	switch {
-	case err != nil:
+	v, set, err := value(obj, name, "a string", func(t cty.Type) bool { return t == cty.String })
+	if !set {
 		return "", false, err
-	case v.IsNull():
-		return "", false, nil
-	case v.Type() != cty.String:
-		return "", false, fmt.Errorf("%s must be a string, not %s", name, v.Type().FriendlyName())
 	}
 	return v.AsString(), true, nil
 }
 
 // Bool reads a boolean attribute; absent or null is false.
 func Bool(obj cty.Value, name string) (bool, error) {
-	v, err := known(Get(obj, name), name)
-	switch {
-	case err != nil:
-		return false, err
-	case v.IsNull():
-		return false, nil
-	case v.Type() != cty.Bool:
-		return false, fmt.Errorf("%s must be true or false, not %s", name, v.Type().FriendlyName())
-	}
-	return v.True(), nil
+	v, set, err := value(obj, name, "true or false", func(t cty.Type) bool { return t == cty.Bool })
+	return set && v.True(), err
 }
 
 // Int reads a whole number that fits in an int; absent or null is 0.
 func Int(obj cty.Value, name string) (int, error) {
-	v, err := known(Get(obj, name), name)
-	switch {
-	case err != nil:
+	v, set, err := value(obj, name, "a number", func(t cty.Type) bool { return t == cty.Number })
+	if !set {
 		return 0, err
-	case v.IsNull():
-		return 0, nil
-	case v.Type() != cty.Number:
-		return 0, fmt.Errorf("%s must be a number, not %s", name, v.Type().FriendlyName())
 	}
 	bf := v.AsBigFloat()
 	i, acc := bf.Int64()
@@ -98,14 +88,10 @@ func Duration(obj cty.Value, name string, def time.Duration) (time.Duration, err
 
 // Strings reads a list, set or tuple of strings; absent or null is nil.
 func Strings(obj cty.Value, name string) ([]string, error) {
-	v, err := known(Get(obj, name), name)
-	switch {
-	case err != nil:
+	list := func(t cty.Type) bool { return t.IsListType() || t.IsSetType() || t.IsTupleType() }
+	v, set, err := value(obj, name, "a list of strings", list)
+	if !set {
 		return nil, err
-	case v.IsNull():
-		return nil, nil
-	case !v.CanIterateElements() || v.Type().IsMapType() || v.Type().IsObjectType():
-		return nil, fmt.Errorf("%s must be a list of strings, not %s", name, v.Type().FriendlyName())
 	}
 	var out []string
 	for it := v.ElementIterator(); it.Next(); {
@@ -120,14 +106,10 @@ func Strings(obj cty.Value, name string) ([]string, error) {
 
 // StringMap reads a map or object of strings; absent or null is nil.
 func StringMap(obj cty.Value, name string) (map[string]string, error) {
-	v, err := known(Get(obj, name), name)
-	switch {
-	case err != nil:
+	mapping := func(t cty.Type) bool { return t.IsMapType() || t.IsObjectType() }
+	v, set, err := value(obj, name, "a map of strings", mapping)
+	if !set {
 		return nil, err
-	case v.IsNull():
-		return nil, nil
-	case !v.Type().IsMapType() && !v.Type().IsObjectType():
-		return nil, fmt.Errorf("%s must be a map of strings, not %s", name, v.Type().FriendlyName())
 	}
 	out := map[string]string{}
 	for k, e := range v.AsValueMap() {
