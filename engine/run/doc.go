@@ -13,6 +13,15 @@
 // folder is removed, except that a resumable node keeps it (named in the
 // record's failure) and the next run with the same key resumes in it.
 //
+// Around a run: the run and every process group it starts are journaled
+// (state.RunLog, through proc.WithTracker) before they can do anything, so
+// that a later apply can stop what a dead one left; the node's inputs are
+// fingerprinted by stat before the run and checked after it (inputWatch),
+// so a result is never recorded under the key of content the run may not
+// have read; and the node's output is read to its end even when its log
+// file cannot be written (nodeLog), the failure reported in
+// NodeResult.LogErr rather than ending the node.
+//
 // A build whose key is the one kiln.lock.hcl records but whose digest is not
 // is a lock mismatch (checkLock, before the result is published): kept in
 // the node's result for the views to warn of, or, with Options.StrictLock,

@@ -116,26 +116,29 @@ func newRunName() string {
 }
 
 // NewRun makes a fresh, empty run folder for key and returns its entry and
-// path. In the common case it costs one mkdir (two for a key's first run).
+// path. It costs two mkdir calls: the key's folder (which exists already
+// only for a rerun under the same key), then the run's.
 func (s *Store) NewRun(key string) (entry, path string, err error) {
 	if err := checkKey(key); err != nil {
 		return "", "", err
 	}
 	kd := s.keyDir(key)
-	for range 8 {
-		run := newRunName()
-		path = filepath.Join(kd, run)
-		err = os.Mkdir(path, 0o755)
-		if errors.Is(err, fs.ErrNotExist) {
-			if err = os.MkdirAll(kd, 0o755); err == nil {
-				err = os.Mkdir(path, 0o755)
+	err = os.Mkdir(kd, 0o755)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(kd), 0o755); err == nil { // the shard's first key
+			err = os.Mkdir(kd, 0o755)
+		}
+	}
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		for range 8 {
+			run := newRunName()
+			path = filepath.Join(kd, run)
+			if err = os.Mkdir(path, 0o755); err == nil {
+				return Entry(key, run), path, nil
 			}
-		}
-		if err == nil {
-			return Entry(key, run), path, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			break
+			if !errors.Is(err, fs.ErrExist) {
+				break
+			}
 		}
 	}
 	return "", "", fmt.Errorf("creating a run folder in %s: %s%w; %s", kd, spaceProblem(err), err, spaceAdvice(err))
