@@ -22,7 +22,7 @@ type GCOptions struct {
 // GCEntry is one run folder gc removed (or would remove).
 type GCEntry struct {
 	Key   string
-	Entry string // KEY/RUN; for a path outside the store's layout, that path
+	Entry string // KEY-RUN; for a path outside the store's layout, that path
 	Addr  string // the node that made it, or why it is garbage
 	Size  int64
 }

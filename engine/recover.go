@@ -14,7 +14,7 @@ import (
 // found and settled it.
 type Recovered struct {
 	Addr    string
-	Entry   string         // its run folder, KEY/RUN
+	Entry   string         // its run folder, KEY-RUN
 	Stopped []proc.Process // its processes that were still running, now stopped
 	Left    []proc.Process // those still running after SIGKILL
 	Kept    bool           // the folder is kept: a resumable node resumes there

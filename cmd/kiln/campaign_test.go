@@ -223,7 +223,7 @@ func campaignLeaks(t *testing.T, dir string) []string {
 			return err
 		}
 		rel, _ := filepath.Rel(kiln, p)
-		if strings.HasPrefix(rel, "store/") && d.IsDir() && strings.Count(rel, "/") == 3 {
+		if strings.HasPrefix(rel, "store/") && d.IsDir() && strings.Count(rel, "/") == 2 {
 			return filepath.SkipDir // a run folder: what the command wrote
 		}
 		name := d.Name()

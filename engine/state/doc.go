@@ -9,18 +9,19 @@
 //	dir/state.json.backup   the snapshot before the last compaction
 //	dir/state.journal       records committed by an apply not yet compacted
 //	dir/lock                flock(2) target; holds the holder's pid, host, start, command
-//	dir/store/<sh>/<key>/<run>/  the folder of one run of a node, sh = key[:2]
-//	dir/out/<FileName>      symlink to ../store/<sh>/<key>/<run>: a node's stable output path
+//	dir/store/<sh>/<key>-<run>/  the folder of one run of a node, sh = key[:2]
+//	dir/out/<FileName>      symlink to ../store/<sh>/<key>-<run>: a node's stable output path
 //	dir/tmp/                temporary links; emptied when the lock is taken
 //	dir/running             the runs an apply has in progress and their process
 //	                        groups (RunLog); removed when the apply ends
 //
-// Records name their result's run folder as Record.Entry = "KEY/RUN". A node
+// Records name their result's run folder as Record.Entry = "KEY-RUN". A node
 // record points at the node's current result; History keeps, by key, the
 // records of earlier results still in the store, which a revert restores.
 //
-// Invariants. Every run builds in a folder of its own, made fresh and never
-// moved, renamed or reused; the store writes no metadata of its own. A run
+// Invariants. Every run builds in a folder of its own, made fresh (one
+// mkdir, in one of 256 shard folders) and never moved, renamed or reused;
+// the store writes no metadata of its own. A run
 // folder is a result exactly when a record names it, and a record is
 // committed only after its run succeeded and was hashed, so an incomplete
 // folder is never a result, and a failed or interrupted run — also one

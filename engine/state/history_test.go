@@ -33,17 +33,17 @@ func TestHistoryKeepsEarlierResults(t *testing.T) {
 		want   []string
 		lookup string // a record's entry that must be Referenced
 	}{
-		{"first build", func(w *Writer) error { return w.Commit(built("exec.a", "k1", "k1/r1", "d1")) }, nil, "k1/r1"},
-		{"rebuilt under k2", func(w *Writer) error { return w.Commit(built("exec.a", "k2", "k2/r2", "d2")) }, []string{"k1=k1/r1"}, "k1/r1"},
+		{"first build", func(w *Writer) error { return w.Commit(built("exec.a", "k1", "k1-r1", "d1")) }, nil, "k1-r1"},
+		{"rebuilt under k2", func(w *Writer) error { return w.Commit(built("exec.a", "k2", "k2-r2", "d2")) }, []string{"k1=k1-r1"}, "k1-r1"},
 		{"failure keeps the result", func(w *Writer) error {
-			r := built("exec.a", "k2", "k2/r2", "d2")
-			r.Failure = &Failure{Key: "k3", Error: "exit status 1", Entry: "k3/r3"}
+			r := built("exec.a", "k2", "k2-r2", "d2")
+			r.Failure = &Failure{Key: "k3", Error: "exit status 1", Entry: "k3-r3"}
 			return w.Commit(r)
-		}, []string{"k1=k1/r1"}, "k3/r3"},
-		{"restored k1", func(w *Writer) error { return w.Commit(built("exec.a", "k1", "k1/r1", "d1")) }, []string{"k2=k2/r2"}, "k2/r2"},
-		{"replaced under k1", func(w *Writer) error { return w.Commit(built("exec.a", "k1", "k1/r4", "d1")) }, []string{"k2=k2/r2"}, "k1/r4"},
-		{"forgotten", func(w *Writer) error { return w.Forget("exec.a") }, []string{"k1=k1/r4", "k2=k2/r2"}, "k1/r4"},
-		{"gc dropped k2", func(w *Writer) error { return w.Drop("k2") }, []string{"k1=k1/r4"}, "k1/r4"},
+		}, []string{"k1=k1-r1"}, "k3-r3"},
+		{"restored k1", func(w *Writer) error { return w.Commit(built("exec.a", "k1", "k1-r1", "d1")) }, []string{"k2=k2-r2"}, "k2-r2"},
+		{"replaced under k1", func(w *Writer) error { return w.Commit(built("exec.a", "k1", "k1-r4", "d1")) }, []string{"k2=k2-r2"}, "k1-r4"},
+		{"forgotten", func(w *Writer) error { return w.Forget("exec.a") }, []string{"k1=k1-r4", "k2=k2-r2"}, "k1-r4"},
+		{"gc dropped k2", func(w *Writer) error { return w.Drop("k2") }, []string{"k1=k1-r4"}, "k1-r4"},
 	}
 	for _, crash := range []bool{false, true} {
 		dir := t.TempDir()
@@ -89,7 +89,7 @@ func TestLoadVersion1(t *testing.T) {
 	if r := s.Records["exec.a"]; r == nil || r.Entry != "k" || len(s.History) != 0 || s.Serial != 3 {
 		t.Fatalf("loaded %+v, history %v", r, s.History)
 	}
-	after := apply(t, dir, built("exec.a", "k2", "k2/r2", "d2"))
+	after := apply(t, dir, built("exec.a", "k2", "k2-r2", "d2"))
 	if len(after.History) != 0 {
 		t.Errorf("a record of the earlier store layout went to History: %v", historyKeys(after))
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // The stable output path of a node is dir/out/<FileName>, a symlink with
-// the relative target ../store/<shard>/<key>/<run>, so the state folder can
+// the relative target ../store/<shard>/<key>-<run>, so the state folder can
 // be moved.
 
 func (s *Store) outDir() string { return filepath.Join(s.dir, "out") }
@@ -21,8 +21,8 @@ func (s *Store) outDir() string { return filepath.Join(s.dir, "out") }
 func (s *Store) OutPath(fileName string) string { return filepath.Join(s.outDir(), fileName) }
 
 func linkTarget(entry string) string {
-	key, run, _ := ParseEntry(entry)
-	return "../store/" + shard(key) + "/" + key + "/" + run
+	key, _, _ := ParseEntry(entry)
+	return "../store/" + shard(key) + "/" + entry
 }
 
 // checkFileName rejects names that are not one plain path element; names

@@ -20,7 +20,7 @@ type Record struct {
 	Key         string            `json:"key"` // hex
 	KeyLines    []string          `json:"key_lines"`
 	Digest      string            `json:"digest"`          // hex
-	Entry       string            `json:"entry,omitempty"` // the run folder holding the outputs, "KEY/RUN" (see Store)
+	Entry       string            `json:"entry,omitempty"` // the run folder holding the outputs, "KEY-RUN" (see Store)
 	Outputs     []Output          `json:"outputs,omitempty"`
 	Attrs       map[string]string `json:"attrs,omitempty"` // kind-specific values learned when built
 	Started     time.Time         `json:"started"`

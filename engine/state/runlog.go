@@ -37,7 +37,7 @@ type RunLog struct {
 // (the state journal is written in batches; a run's end is not).
 type Interrupted struct {
 	Addr      string
-	Entry     string // its run folder, KEY/RUN
+	Entry     string // its run folder, KEY-RUN
 	Resumable bool
 	Groups    []proc.Group // the process groups it started
 	Ended     bool         // none of its processes runs any more

@@ -10,15 +10,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // Store holds the run folders of nodes under dir/store. Every run gets a
-// folder of its own, dir/store/<key[:2]>/<key>/<run>, made fresh and never
+// folder of its own, dir/store/<key[:2]>/<key>-<run>, made fresh and never
 // moved or reused: a venv or a CMake build that embeds its own path keeps
 // working, and a process left over from a killed run can only write into
-// that run's folder. The two-character shard spreads the store's folders,
-// so runs of many nodes do not all create entries in one directory.
+// that run's folder. Making one costs one mkdir. The two-character shard
+// spreads the store's folders, so runs of many nodes do not all create
+// entries in one directory.
 //
 // The store itself records nothing about its folders: which run is a
 // node's result is the state's business (Record.Entry), so publishing a
@@ -46,21 +46,21 @@ const tmpName = "tmp"
 // shard is the folder of the store that holds key's runs.
 func shard(key string) string { return key[:2] }
 
-// keyDir is the folder holding every run of key.
-func (s *Store) keyDir(key string) string {
-	return filepath.Join(s.root(), shard(key), key)
-}
+// Entry names one run folder, "KEY-RUN", as records keep it (Record.Entry)
+// and the folder is named.
+func Entry(key, run string) string { return key + "-" + run }
 
-// Entry names one run folder: "KEY/RUN". Records keep it (Record.Entry), and
-// stable links point at it.
-func Entry(key, run string) string { return key + "/" + run }
-
-// ParseEntry splits an entry into its key and run name. Entries of the
-// store's earlier layout (a key alone) and anything else malformed are not
-// ok, so they are never taken for a result.
+// ParseEntry splits an entry into its key and run name (the run name holds
+// no "-"; a key may). Entries of the store's earlier layouts (a key alone,
+// or KEY/RUN) and anything else malformed are not ok, so they are never
+// taken for a result.
 func ParseEntry(entry string) (key, run string, ok bool) {
-	key, run, found := strings.Cut(entry, "/")
-	if !found || checkKey(key) != nil || checkRun(run) != nil {
+	i := strings.LastIndexByte(entry, '-')
+	if i < 0 {
+		return "", "", false
+	}
+	key, run = entry[:i], entry[i+1:]
+	if checkKey(key) != nil || checkRun(run) != nil {
 		return "", "", false
 	}
 	return key, run, true
@@ -74,11 +74,11 @@ func ValidEntry(entry string) bool {
 
 // RunPath is the folder of entry; "" when the entry is malformed.
 func (s *Store) RunPath(entry string) string {
-	key, run, ok := ParseEntry(entry)
+	key, _, ok := ParseEntry(entry)
 	if !ok {
 		return ""
 	}
-	return filepath.Join(s.keyDir(key), run)
+	return filepath.Join(s.root(), shard(key), entry)
 }
 
 // checkKey rejects keys that are not one plain path element of at least
@@ -116,32 +116,29 @@ func newRunName() string {
 }
 
 // NewRun makes a fresh, empty run folder for key and returns its entry and
-// path. It costs two mkdir calls: the key's folder (which exists already
-// only for a rerun under the same key), then the run's.
+// path: one mkdir (and, for the first run of a shard, the shard's).
 func (s *Store) NewRun(key string) (entry, path string, err error) {
 	if err := checkKey(key); err != nil {
 		return "", "", err
 	}
-	kd := s.keyDir(key)
-	err = os.Mkdir(kd, 0o755)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = os.MkdirAll(filepath.Dir(kd), 0o755); err == nil { // the shard's first key
-			err = os.Mkdir(kd, 0o755)
-		}
-	}
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		for range 8 {
-			run := newRunName()
-			path = filepath.Join(kd, run)
-			if err = os.Mkdir(path, 0o755); err == nil {
-				return Entry(key, run), path, nil
-			}
-			if !errors.Is(err, fs.ErrExist) {
-				break
+	dir := filepath.Join(s.root(), shard(key))
+	for range 8 {
+		entry = Entry(key, newRunName())
+		path = filepath.Join(dir, entry)
+		err = os.Mkdir(path, 0o755)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err = os.MkdirAll(dir, 0o755); err == nil {
+				err = os.Mkdir(path, 0o755)
 			}
 		}
+		if err == nil {
+			return entry, path, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
 	}
-	return "", "", fmt.Errorf("creating a run folder in %s: %s%w; %s", kd, spaceProblem(err), err, spaceAdvice(err))
+	return "", "", fmt.Errorf("creating a run folder in %s: %s%w; %s", dir, spaceProblem(err), err, spaceAdvice(err))
 }
 
 // Exists reports whether entry's run folder is there.
@@ -154,104 +151,91 @@ func (s *Store) Exists(entry string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// RemoveRun deletes entry's run folder, read-only files included, and the
-// key's folder once it holds no other run. A missing folder is not an error.
+// RemoveRun deletes entry's run folder, read-only files included. A missing
+// folder is not an error.
 func (s *Store) RemoveRun(entry string) error {
-	key, _, ok := ParseEntry(entry)
-	if !ok {
+	path := s.RunPath(entry)
+	if path == "" {
 		return fmt.Errorf("invalid store entry %q", entry)
 	}
-	if err := removeTree(s.RunPath(entry)); err != nil {
+	if err := removeTree(path); err != nil {
 		return fmt.Errorf("removing run folder %s: %w", entry, err)
-	}
-	// Fails harmlessly while other runs of the key remain.
-	if err := os.Remove(s.keyDir(key)); err != nil && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("removing store folder of %s: %w", key, err)
 	}
 	return nil
 }
 
 // Runs returns the entries of every run folder in the store, sorted.
 func (s *Store) Runs() ([]string, error) {
-	shards, err := readDirNames(s.root())
-	if err != nil {
-		return nil, err
-	}
 	var out []string
-	for _, sh := range shards {
-		if len(sh) != 2 || checkKey(sh) != nil {
-			continue // see Strays
+	err := s.walk(func(sh, name string, isDir bool) error {
+		if key, _, ok := ParseEntry(name); ok && isDir && shard(key) == sh {
+			out = append(out, name)
 		}
-		keys, err := readDirNames(filepath.Join(s.root(), sh))
-		if errors.Is(err, syscall.ENOTDIR) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, key := range keys {
-			if checkKey(key) != nil || shard(key) != sh {
-				continue
-			}
-			runs, err := readDirNames(s.keyDir(key))
-			if errors.Is(err, syscall.ENOTDIR) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			for _, run := range runs {
-				if checkRun(run) == nil {
-					out = append(out, Entry(key, run))
-				}
-			}
-		}
-	}
+		return nil
+	})
 	slices.Sort(out)
-	return out, nil
+	return out, err
 }
 
-// Strays returns what lies in the store folder outside the layout — entries
-// of an earlier store layout, or files dropped there by hand — as paths
-// relative to the store folder, sorted.
+// Strays returns what lies in the store folder outside its layout —
+// folders of earlier store layouts (store/KEY, store/SHARD/KEY/RUN), files
+// dropped there by hand — as paths relative to the store folder, sorted.
 func (s *Store) Strays() ([]string, error) {
-	names, err := readDirNames(s.root())
-	if err != nil {
-		return nil, err
-	}
 	var out []string
-	for _, n := range names {
-		fi, err := os.Lstat(filepath.Join(s.root(), n))
-		if err == nil && fi.IsDir() && len(n) == 2 && checkKey(n) == nil {
+	err := s.walk(func(sh, name string, isDir bool) error {
+		if sh == "" {
+			out = append(out, name)
+		} else if key, _, ok := ParseEntry(name); !ok || !isDir || shard(key) != sh {
+			out = append(out, sh+"/"+name)
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}
+
+// walk calls f for every name in the shard folders (sh, name), and for
+// every name at the top of the store that is not a shard folder ("", name).
+func (s *Store) walk(f func(sh, name string, isDir bool) error) error {
+	top, err := os.ReadDir(s.root())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("listing the store: %w", err)
+	}
+	for _, t := range top {
+		if !t.IsDir() || len(t.Name()) != 2 || checkKey(t.Name()) != nil {
+			if err := f("", t.Name(), t.IsDir()); err != nil {
+				return err
+			}
 			continue
 		}
-		out = append(out, n)
+		des, err := os.ReadDir(filepath.Join(s.root(), t.Name()))
+		if err != nil {
+			return fmt.Errorf("listing the store: %w", err)
+		}
+		for _, de := range des {
+			if err := f(t.Name(), de.Name(), de.IsDir()); err != nil {
+				return err
+			}
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // RemoveStray removes a path Strays returned.
 func (s *Store) RemoveStray(name string) error {
-	if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
+	parts := strings.Split(name, "/")
+	for _, p := range parts {
+		if p == "" || p == "." || p == ".." || strings.ContainsRune(p, 0) {
+			return fmt.Errorf("invalid store path %q", name)
+		}
+	}
+	if len(parts) > 2 {
 		return fmt.Errorf("invalid store path %q", name)
 	}
-	return removeTree(filepath.Join(s.root(), name))
-}
-
-// readDirNames lists a folder's names, sorted; a missing folder is empty.
-func readDirNames(dir string) ([]string, error) {
-	des, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", dir, err)
-	}
-	names := make([]string, len(des))
-	for i, de := range des {
-		names[i] = de.Name()
-	}
-	return names, nil
+	return removeTree(filepath.Join(s.root(), filepath.FromSlash(name)))
 }
 
 // removeTree removes path and everything below it, first making folders

@@ -40,7 +40,7 @@ func TestNewRunGivesEveryRunItsOwnFolder(t *testing.T) {
 		if !ok || k != key {
 			t.Errorf("ParseEntry(%q) = %q, %q, %v", tc.entry, k, run, ok)
 		}
-		if want := filepath.Join(dir, "store", "0a", key, run); tc.path != want || st.RunPath(tc.entry) != want {
+		if want := filepath.Join(dir, "store", "0a", key+"-"+run); tc.path != want || st.RunPath(tc.entry) != want {
 			t.Errorf("run path %q (RunPath %q), want %q", tc.path, st.RunPath(tc.entry), want)
 		}
 		if !st.Exists(tc.entry) {
@@ -65,8 +65,8 @@ func TestNewRunGivesEveryRunItsOwnFolder(t *testing.T) {
 	if err := st.RemoveRun(e1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(filepath.Join(dir, "store", "0a", key)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the key's folder outlived its last run: %v", err)
+	if st.Exists(e1) {
+		t.Errorf("%s exists after RemoveRun", e1)
 	}
 	if err := st.RemoveRun(e1); err != nil {
 		t.Errorf("RemoveRun of a missing run = %v, want nil", err)
@@ -106,7 +106,7 @@ func TestInvalidNames(t *testing.T) {
 			t.Errorf("NewRun(%q) accepted an invalid key", key)
 		}
 	}
-	for _, entry := range []string{"", "kk", "kk/", "/r1", "kk/../x", "kk/R1", "kk/r1/x", "0a1b2c3d"} {
+	for _, entry := range []string{"", "kk", "kk-", "-r1", "kk/r1", "kk-../x", "kk-R1", "kk-r1/x", "0a1b2c3d", "k-r1"} {
 		if ValidEntry(entry) || st.RunPath(entry) != "" {
 			t.Errorf("entry %q accepted", entry)
 		}
@@ -118,21 +118,22 @@ func TestInvalidNames(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"", ".", "..", "a/b", ".exec.a.tmp"} {
-		if err := st.Link(name, "kk/r1"); err == nil {
+		if err := st.Link(name, "kk-r1"); err == nil {
 			t.Errorf("Link(%q) accepted an invalid name", name)
 		}
 	}
 }
 
-// TestStraysOfTheEarlierLayout: entries of the store's earlier layout
-// (store/KEY and store/KEY.json) are neither runs nor an error; gc finds
-// them as strays.
+// TestStraysOfTheEarlierLayout: folders of the store's earlier layouts
+// (store/KEY and store/KEY.json; store/SHARD/KEY/RUN) are neither runs nor
+// an error; gc finds them as strays.
 func TestStraysOfTheEarlierLayout(t *testing.T) {
 	dir := t.TempDir()
 	st := OpenStore(dir)
 	old := strings.Repeat("ab", 32)
 	writeFile(t, filepath.Join(dir, "store", old, "out"), "x")
 	writeFile(t, filepath.Join(dir, "store", old+".json"), `{"key":"`+old+`"}`)
+	writeFile(t, filepath.Join(dir, "store", "ab", old, "0011223344", "out"), "x")
 	entry, _, err := st.NewRun(old)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +143,7 @@ func TestStraysOfTheEarlierLayout(t *testing.T) {
 		t.Errorf("Runs = %v, %v; want only %s", runs, err, entry)
 	}
 	strays, err := st.Strays()
-	if err != nil || !cmp.Equal(strays, []string{old, old + ".json"}) {
+	if err != nil || !cmp.Equal(strays, []string{"ab/" + old, old, old + ".json"}) {
 		t.Errorf("Strays = %v, %v", strays, err)
 	}
 	for _, s := range strays {
