@@ -13,6 +13,10 @@ var metaArgs = MetaArguments.AttrNames()
 
 func metaSchema() *hcl.BodySchema { return MetaArguments.BodySchema() }
 
+// lifecycleSchema is the content of a lifecycle block, in Terraform's
+// spelling: prevent_replace = true is protect = true.
+var lifecycleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "prevent_replace"}}}
+
 // metricsSchema is the content of a metrics block (engine/metrics).
 var metricsSchema = MetaArguments.Nested("metrics").BodySchema()
 
@@ -47,6 +51,15 @@ func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnost
 		}
 	}
 	diags = append(diags, decodeMetrics(blk, content.Blocks.OfType("metrics"))...)
+	for i, lb := range content.Blocks.OfType("lifecycle") {
+		if i > 0 {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate lifecycle block", Detail: "A node has at most one lifecycle block.", Subject: lb.DefRange.Ptr()})
+			continue
+		}
+		c, d := lb.Body.Content(lifecycleSchema)
+		diags = append(diags, d...)
+		blk.lifecycle = c.Attributes
+	}
 	if !hclIdent(blk.Name) {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,

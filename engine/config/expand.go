@@ -377,10 +377,22 @@ func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 	if v, ok := get("retries", cty.Number); ok {
 		_ = gocty.FromCtyValue(v, &n.Meta.Retries)
 	}
-	for name, target := range map[string]*bool{"always_run": &n.Meta.AlwaysRun, "resumable": &n.Meta.Resumable, "deterministic": &n.Meta.Deterministic} {
+	for name, target := range map[string]*bool{"always_run": &n.Meta.AlwaysRun, "resumable": &n.Meta.Resumable, "deterministic": &n.Meta.Deterministic,
+		"temp": &n.Meta.Temp, "protect": &n.Meta.Protect} {
 		if v, ok := get(name, cty.Bool); ok {
 			*target = v.True()
 		}
+	}
+	if a, ok := n.Block.lifecycle["prevent_replace"]; ok {
+		if v, ok := value(a, "prevent_replace", cty.Bool); ok && v.True() {
+			n.Meta.Protect = true
+		}
+	}
+	if n.Meta.Temp && (n.Meta.Resumable || n.Block.Kind.Name() == "service") {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid temp", Detail: "temp removes a result once its dependents are built; a service or a resumable node keeps its folder, so it cannot be temp.", Subject: meta["temp"].Expr.Range().Ptr()})
+	}
+	if n.Meta.Temp && n.Meta.Protect {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid temp", Detail: "A node cannot be both temp (removed once used) and protected (never replaced).", Subject: meta["temp"].Expr.Range().Ptr()})
 	}
 	if v, ok := get("progress", cty.String); ok {
 		n.Meta.Progress = v.AsString()

@@ -22,10 +22,10 @@ var MetaArguments = &schema.Block{
 	Summary: "arguments the engine takes in every node block, whatever its kind",
 	Attrs: []schema.Attr{
 		{Name: "for_each", Type: anyType, TypeDoc: "map or set", Key: schema.KeyNo,
-			Doc:     "One instance per element, addressed KIND.NAME[\"KEY\"]; each.key and each.value in the block. Each instance's configuration is keyed on its own.",
+			Doc:     "One instance per element, addressed KIND.NAME[\"KEY\"]; each.key and each.value in the block. Each instance's configuration is keyed on its own. It may read another node's result (fileset, glob_wildcards, listfile, file): the instances are then known once that node has run.",
 			Example: `{ small = 64, large = 512 }`},
 		{Name: "count", Type: cty.Number, Key: schema.KeyNo,
-			Doc:     "N instances, addressed KIND.NAME[I]; count.index in the block.",
+			Doc:     "N instances, addressed KIND.NAME[I]; count.index in the block. Like for_each, it may read another node's result.",
 			Example: `4`},
 		{Name: "depends_on", Type: anyType, TypeDoc: "list of node addresses", Key: schema.KeyDigests,
 			Doc:     "Run after these nodes, and key on their digests, without using a value of theirs; exec.map[each.key] names one instance.",
@@ -34,7 +34,7 @@ var MetaArguments = &schema.Block{
 			Doc:     "Files, folders and globs (** for any depth) whose contents enter the key, relative to the pipeline folder. A missing file, or a glob matching nothing, is an error. An input that another node writes in place (its outputs), or a folder or glob that holds one, makes that node a dependency by itself, and is hashed only once it ran. An input inside an upstream's output folder is not hashed: that upstream's digest is in the key.",
 			Example: `["train.py", "configs/", "src/**/*.py"]`},
 		{Name: "resources", Type: cty.Map(cty.Number), Key: schema.KeyNo,
-			Doc:     "Amounts held while the node runs, against the pools (-resource npu=8, or what a host node reports; cpu defaults to the CPU count). A node asking for more than a pool holds cannot run here.",
+			Doc:     "Amounts held while the node runs, against the pools (-resource npu=8, or what a host node reports; cpu defaults to the CPU count, mem_mb to the memory in MiB). The command reads what it was given from $KILN_CPUS (1 when cpu is not set), $KILN_MEM_MB and ${self.resources.NAME}; none of it enters the key, so changing a thread count reruns nothing. More cpu or mem_mb than the machine has is scaled down to what it has, with a warning; a node asking for more of another pool (npu) than it holds cannot run here.",
 			Example: `{ npu = 8 }`},
 		{Name: "timeout", Type: cty.String, DefaultDoc: "none", Key: schema.KeyNo,
 			Doc:     "Stop the node's process group after this long (SIGTERM, then SIGKILL), and fail it.",
@@ -75,8 +75,20 @@ var MetaArguments = &schema.Block{
 		{Name: "cache", Type: cty.Bool, DefaultDoc: "true", Key: schema.KeyNo,
 			Doc:     "false: never pull this node's result from, or push it to, the pipeline's remote cache.",
 			Example: `false`},
+		{Name: "temp", Type: cty.Bool, DefaultDoc: "false", Key: schema.KeyNo,
+			Doc:     "The result is removed from the store once every node that depends on it has a result built from it (its record stays, so nothing downstream reruns), and rebuilt only when one of them must run again; the plan lists it as \"temp: removed, rebuilt if needed\".",
+			Example: `true`},
+		{Name: "protect", Type: cty.Bool, DefaultDoc: "false", Key: schema.KeyNo,
+			Doc:     "Once built, the result is never replaced: an apply that would rebuild, repair or restore another result over it stops at the node unless -replace names it, and the plan says so. It does not rely on file permissions, so it holds for root too. Terraform's spelling, lifecycle { prevent_replace = true }, is the same.",
+			Example: `true`},
 	},
 	Blocks: []*schema.Block{{
+		Name:    "lifecycle",
+		Summary: "Terraform's spelling of protect",
+		Attrs: []schema.Attr{
+			{Name: "prevent_replace", Type: cty.Bool, DefaultDoc: "false", Key: schema.KeyNo, Doc: "true is protect = true.", Example: `true`},
+		},
+	}, {
 		Name:    "slurm",
 		Summary: "the shape of the node's Slurm job (executor = \"slurm...\")",
 		Attrs: []schema.Attr{

@@ -130,6 +130,7 @@ type Block struct {
 	selfOut      bool
 	slurm        *hcl.Block  // the node's slurm { } block
 	dynamic      []addr.Node // for a dynamic block: the blocks its for_each or count reads
+	lifecycle    hcl.Attributes
 }
 
 // decides reports whether a source range lies in the block's for_each or
@@ -193,6 +194,12 @@ type Meta struct {
 	NoCache       bool      // cache = false: never pulled from or pushed to a remote cache
 	HasInputs     bool
 	Metrics       *metrics.Spec // what to read from the node's log; nil for nothing
+	// Temp: the result is removed from the store once every dependent has
+	// a result built from it, and rebuilt only when one must run again.
+	Temp bool
+	// Protect (or lifecycle { prevent_replace = true }): once built, the
+	// result is never replaced unless -replace names the node.
+	Protect bool
 }
 
 func (p *Pipeline) sortNodes() {

@@ -47,7 +47,7 @@ func (a Action) Runs() bool { return a == Create || a == Rebuild || a == Repair 
 
 // Reason explains one cause of an action.
 type Reason struct {
-	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service, dynamic, cache, slurm_job, unpinned
+	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service, dynamic, cache, slurm_job, unpinned, temp, protected
 	Subject string `json:"subject,omitempty"` // the attribute, file, node, variable or fact
 	// Path is where inside a structured attribute value the change is
 	// (featurize.max_features), when the value is compared path by path.
@@ -118,6 +118,13 @@ func (r Reason) String() string {
 		return r.Detail
 	case "blocked":
 		return "cannot run here: " + r.Detail
+	case "temp":
+		if r.Detail == "maybe" {
+			return "temp: its result was removed after use; rebuilt if " + r.Subject + " runs"
+		}
+		return "temp: its result was removed after use; " + r.Subject + " needs it"
+	case "protected":
+		return "protected: this would replace its result; kiln apply refuses unless -replace '" + r.Subject + "' is given"
 	case "dynamic":
 		s := "its instances are known once " + r.Subject + " has run"
 		if r.Detail != "" {

@@ -99,7 +99,13 @@ type Decision struct {
 	// Program is the value of the program key line (ResolveProgram), for
 	// kinds that run a program they name.
 	Program string
-	Diags   hcl.Diagnostics
+	// TempRemoved: a temp node whose result was removed after use, up to
+	// date as long as nothing that depends on it must run.
+	TempRemoved bool
+	// Protected: the decision would replace a protected node's result;
+	// apply refuses it unless -replace names the node.
+	Protected bool
+	Diags     hcl.Diagnostics
 
 	// Inputs are the files the key hashed, as [path relative to the
 	// pipeline folder, digest]: the resolved inputs (the first InputCount),
@@ -165,6 +171,7 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	if len(pending) > 0 || !ev.Config.IsWhollyKnown() || !ev.ExtensionsKnown() {
 		d.decideUnknown(dec, in, pending)
 		noteUnpinned(dec)
+		d.protect(dec)
 		return dec
 	}
 	key, _, err := keyLines(in)
@@ -184,6 +191,7 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 		dec.LockMismatch = d.Mismatch(n, dec.Key, dec.Record.Digest)
 	}
 	noteUnpinned(dec)
+	d.protect(dec)
 	return dec
 }
 
@@ -329,6 +337,10 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 		}
 		if dec.Probe != nil && dec.Probe.Down != "" {
 			dec.Action, dec.Reasons = Start, []Reason{{Kind: "service", Detail: dec.Probe.Down}}
+			return
+		}
+		if tempRemoved(dec) {
+			dec.Action, dec.TempRemoved = NoOp, true
 			return
 		}
 		if drift, linkOnly := d.drift(ctx, dec); drift != "" {

@@ -67,6 +67,7 @@ func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.
 		actions[n.Addr] = dec.Action
 		pl.Changes = append(pl.Changes, dec)
 	}
+	d.neededTemps(pl)
 	if d.Targeted {
 		// A targeted apply forgets nothing, so a targeted plan offers to
 		// forget nothing either.

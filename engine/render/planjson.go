@@ -49,6 +49,12 @@ type ChangeJSON struct {
 	// Executor is where the node runs: "local", or a Slurm executor's
 	// address (slurm.NAME, or slurm).
 	Executor string `json:"executor"`
+	// TempRemoved: a temp node whose result was removed after use; it is
+	// rebuilt only when a node that depends on it must run.
+	TempRemoved bool `json:"temp_removed,omitempty"`
+	// Protected: the action would replace a protected node's result, so
+	// apply refuses it unless -replace names the node.
+	Protected bool `json:"protected,omitempty"`
 	// LastDuration is the recorded duration of the node's last good run, in
 	// seconds, when there is one.
 	LastDuration float64 `json:"last_duration_s,omitempty"`
@@ -100,6 +106,7 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 		for _, a := range d.After {
 			c.DecidedAfter = append(c.DecidedAfter, a.String())
 		}
+		c.TempRemoved, c.Protected = d.TempRemoved, d.Protected
 		if d.Record.Good() && d.Record.Duration > 0 {
 			c.LastDuration = d.Record.Duration.Seconds()
 		}

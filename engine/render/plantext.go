@@ -21,6 +21,7 @@ func NoChanges(w io.Writer, upToDate int) {
 func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 	if !m.HasChanges() {
 		NoChanges(w, m.Summary["no-op"])
+		writeTemps(w, m)
 		writeBlocked(w, m, c)
 		writeMismatches(w, m, c)
 		return
@@ -65,6 +66,7 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 		paint := c.action("-")
 		fmt.Fprintf(w, "%s %s %s\n    no longer in the configuration; its results stay in the store until kiln gc\n", paint("-"), paint("%s", f), c.dim("(forget)"))
 	}
+	writeTemps(w, m)
 	writeBlocked(w, m, c)
 	writeMismatches(w, m, c)
 	fmt.Fprintf(w, "\n%s\n", Summary(m))
@@ -85,6 +87,25 @@ func short12(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// writeTemps names the up-to-date temp nodes whose results were removed.
+func writeTemps(w io.Writer, m *PlanJSON) {
+	var names []string
+	for _, ch := range m.Changes {
+		if ch.TempRemoved && ch.Action == plan.NoOp.Word() {
+			names = append(names, ch.Address)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	const shown = 5
+	list := strings.Join(names[:min(len(names), shown)], ", ")
+	if len(names) > shown {
+		list += fmt.Sprintf(" and %d more", len(names)-shown)
+	}
+	fmt.Fprintf(w, "temp: removed, rebuilt if needed: %s\n", list)
 }
 
 // writeBlocked lists the nodes that cannot run here, once per cause: the

@@ -48,12 +48,13 @@ type Applier struct {
 	Options Options
 
 	vals  *plan.Values
-	mu    sync.Mutex   // guards tasks, which grows while the apply runs
+	mu    sync.Mutex   // guards tasks, which grows while the apply runs, and their results
 	tasks []*applyTask // by scheduler task index
 	// mismatches hands a build's lock mismatch from publish to build.
 	mismatches sync.Map // addr.Node → *plan.LockMismatch
 	slurm      *slurmExec
 	cache      *remoteCache
+	temps      *temps
 }
 
 // Result is the outcome of an apply.
@@ -130,6 +131,7 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	if u, ok := a.Options.Hooks.(Uploads); ok && a.cache != nil {
 		a.cache.uploads = u
 	}
+	a.temps = newTemps(a.Decider.Pipeline)
 	a.tasks = make([]*applyTask, len(tasks))
 	for t, v := range verts {
 		tasks[t].Priority = prio[t]
@@ -179,9 +181,13 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 			r = a.node(ctx, at.node)
 		}
 		r.Started, r.Ended = at.started, time.Now()
-		at.result = r
+		a.setResult(at, r)
 		a.Options.Hooks.Finished(r)
 		at.reported = true
+		switch r.Outcome {
+		case Built, Restored, UpToDate, Started:
+			a.tempSucceeded(at.node)
+		}
 		if r.Outcome == Failed || r.Outcome == Cancelled {
 			if r.Err == nil {
 				r.Err = errors.New(string(r.Outcome))

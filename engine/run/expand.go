@@ -118,3 +118,11 @@ func (a *Applier) resultNodes() []NodeResult {
 	}
 	return out
 }
+
+// setResult records a task's result; a rebuilt temp node's result may
+// replace it later (replaceResult), from another task.
+func (a *Applier) setResult(at *applyTask, r NodeResult) {
+	a.mu.Lock()
+	at.result = r
+	a.mu.Unlock()
+}

@@ -39,9 +39,14 @@ func (a *Applier) node(ctx context.Context, n *config.Node) NodeResult {
 		res.Outcome, res.Err = Failed, fmt.Errorf("cannot run on this machine: %s", dec.Blocked)
 		return res
 	}
+	if dec.Protected {
+		res.Outcome, res.Err = Failed, fmt.Errorf("protected: this %s would replace its result; run kiln apply -replace '%s' to allow it", dec.Action.Word(), n.Addr)
+		return res
+	}
 	switch dec.Action {
 	case plan.NoOp:
 		a.vals.Set(n.Addr, a.Decider.ValueAfter(dec))
+		a.temps.markRemoved(n.Addr, dec.TempRemoved)
 		res.Outcome = UpToDate
 		if file := plan.FileOf(a.Decider.Pipeline, n); dec.Record.File != file {
 			// The block moved to another file, or the record predates
@@ -62,6 +67,17 @@ func (a *Applier) node(ctx context.Context, n *config.Node) NodeResult {
 	}
 	if r, ok := a.fetch(ctx, dec); ok {
 		return r
+	}
+	// A run reads its upstream results: removed temp ones are rebuilt.
+	dec, err := a.prepare(ctx, dec)
+	if err != nil {
+		res.Outcome, res.Err = Failed, fmt.Errorf("an upstream temp result it needs: %w", err)
+		return res
+	}
+	if dec.Action == plan.NoOp {
+		a.vals.Set(n.Addr, a.Decider.ValueAfter(dec))
+		res.Action, res.Outcome = dec.Action, UpToDate
+		return res
 	}
 	return a.build(ctx, dec)
 }
