@@ -166,3 +166,30 @@ exec "all" {
 		}
 	}
 }
+
+// length counts the instances of a for_each block (an object) as well as
+// lists, maps and strings, as in Terraform.
+func TestLength(t *testing.T) {
+	for _, tt := range []struct {
+		v    cty.Value
+		want int64
+	}{
+		{cty.ObjectVal(map[string]cty.Value{"a": cty.True, "b": cty.False}), 2},
+		{cty.ListVal([]cty.Value{cty.True}), 1},
+		{cty.MapValEmpty(cty.String), 0},
+		{cty.StringVal("añb"), 3},
+		{cty.TupleVal([]cty.Value{cty.True, cty.StringVal("x")}), 2},
+	} {
+		got, err := lengthFunc.Call([]cty.Value{tt.v})
+		if err != nil {
+			t.Errorf("length(%#v): %v", tt.v, err)
+			continue
+		}
+		if n, _ := got.AsBigFloat().Int64(); n != tt.want {
+			t.Errorf("length(%#v) = %d, want %d", tt.v, n, tt.want)
+		}
+	}
+	if _, err := lengthFunc.Call([]cty.Value{cty.True}); err == nil {
+		t.Error("length(true): no error")
+	}
+}

@@ -58,7 +58,7 @@ var functionDocs = map[string]funcDoc{
 	"jsondecode":      {example: `jsondecode("{\"lr\": 0.1}")`, result: `{ lr = 0.1 }`},
 	"jsonencode":      {example: `jsonencode({ lr = 0.1 })`, result: `"{\"lr\":0.1}"`},
 	"keys":            {example: `keys({ b = 1, a = 2 })`, result: `["a", "b"]`},
-	"length":          {example: `length(["a", "b"])`, result: `2`},
+	"length":          {doc: "The number of elements of a list, set, tuple, map or object — length(exec.map) counts a for_each block's instances — or of characters of a string.", example: `length(["a", "b"])`, result: `2`},
 	"log":             {example: `log(8, 2)`, result: `3`},
 	"lookup":          {example: `lookup({ npu = 8 }, "gpu", 0)`, result: `0`},
 	"lower":           {example: `lower("NPU")`, result: `"npu"`},

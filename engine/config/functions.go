@@ -40,7 +40,7 @@ var pureFunctions = map[string]function.Function{
 	"strlen": stdlib.StrlenFunc, "chunklist": stdlib.ChunklistFunc, "coalesce": stdlib.CoalesceFunc,
 	"coalescelist": stdlib.CoalesceListFunc, "compact": stdlib.CompactFunc, "concat": stdlib.ConcatFunc,
 	"contains": stdlib.ContainsFunc, "distinct": stdlib.DistinctFunc, "element": stdlib.ElementFunc,
-	"flatten": stdlib.FlattenFunc, "index": stdlib.IndexFunc, "keys": stdlib.KeysFunc, "length": stdlib.LengthFunc,
+	"flatten": stdlib.FlattenFunc, "index": stdlib.IndexFunc, "keys": stdlib.KeysFunc, "length": lengthFunc,
 	"lookup": stdlib.LookupFunc, "merge": stdlib.MergeFunc, "range": stdlib.RangeFunc, "reverse": stdlib.ReverseListFunc,
 	"setintersection": stdlib.SetIntersectionFunc, "setproduct": stdlib.SetProductFunc,
 	"setsubtract": stdlib.SetSubtractFunc, "setunion": stdlib.SetUnionFunc, "slice": stdlib.SliceFunc,
@@ -352,3 +352,29 @@ func (p *Pipeline) FilesRead() (files []FileRead, ok bool) {
 	r := &reads{files: p.reads.seen}
 	return r.fileList(), !p.reads.inconsistent
 }
+
+// lengthFunc is length as in Terraform: the elements of a list, set, tuple,
+// map or object — a for_each block is an object of its instances, so
+// length(exec.map) counts them — or the characters of a string.
+var lengthFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType, AllowDynamicType: true, AllowUnknown: true, AllowMarked: true}},
+	Type:   function.StaticReturnType(cty.Number),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		v, marks := args[0].Unmark()
+		t := v.Type()
+		switch {
+		case t == cty.DynamicPseudoType:
+			return cty.UnknownVal(cty.Number).WithMarks(marks), nil
+		case t == cty.String:
+			return stdlib.Strlen(v)
+		case t.IsObjectType():
+			return cty.NumberIntVal(int64(len(t.AttributeTypes()))).WithMarks(marks), nil
+		case t.IsListType() || t.IsSetType() || t.IsTupleType() || t.IsMapType():
+			if !v.IsKnown() {
+				return cty.UnknownVal(cty.Number).WithMarks(marks), nil
+			}
+			return v.Length().WithMarks(marks), nil
+		}
+		return cty.NilVal, fmt.Errorf("length takes a string, a list, a set, a tuple, a map or an object; this is a %s", t.FriendlyName())
+	},
+})

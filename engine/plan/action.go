@@ -47,7 +47,7 @@ func (a Action) Runs() bool { return a == Create || a == Rebuild || a == Repair 
 
 // Reason explains one cause of an action.
 type Reason struct {
-	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service, dynamic, cache, slurm_job, unpinned, temp, protected
+	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service, dynamic, cache, slurm_job, unpinned, from, temp, protected
 	Subject string `json:"subject,omitempty"` // the attribute, file, node, variable or fact
 	// Path is where inside a structured attribute value the change is
 	// (featurize.max_features), when the value is compared path by path.
@@ -118,6 +118,11 @@ func (r Reason) String() string {
 		return r.Detail
 	case "blocked":
 		return "cannot run here: " + r.Detail
+	case "from":
+		if r.Old == "" {
+			return "made from " + r.Subject + " now"
+		}
+		return "the file it is made from changed: " + r.Subject + " " + r.Old + " → " + r.New
 	case "temp":
 		if r.Detail == "maybe" {
 			return "temp: its result was removed after use; rebuilt if " + r.Subject + " runs"

@@ -20,12 +20,12 @@ func SplitKeyLine(l string) (label, subject, value string) {
 		}
 	}
 	switch label {
-	case "attr", "input", "file", "dep", "fact", "env", "kind", "read", "pin", "program":
+	case "attr", "input", "file", "dep", "fact", "env", "kind", "read", "pin", "program", "from":
 		subject, value, _ = strings.Cut(rest, " ")
 	default:
 		value = rest
 	}
-	if label == "input" || label == "file" || label == "read" || label == "program" {
+	if label == "input" || label == "file" || label == "read" || label == "program" || label == "from" {
 		subject = UnescapeSubject(subject)
 	}
 	return label, subject, value
@@ -124,6 +124,11 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 			return Reason{Kind: "upstream_added", Subject: subject}
 		}
 		return Reason{Kind: "upstream", Subject: subject, Old: short(old), New: short(cur)}
+	case "from":
+		if !existed {
+			return Reason{Kind: "from", Subject: subject, New: short(cur)}
+		}
+		return Reason{Kind: "from", Subject: subject, Old: short(old), New: short(cur)}
 	case "fact":
 		return Reason{Kind: "fact", Subject: subject, Old: old, New: cur}
 	case "env":
