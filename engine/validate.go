@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -37,7 +38,15 @@ func (w *Workspace) Validate() hcl.Diagnostics {
 				Detail: fmt.Sprintf("%s: %v.", n.Addr, err), Subject: n.AttrRange(attr).Ptr()})
 		}
 		if _, err := plan.ResolveInputs(p.Root, staticInputs(p.StateDir, n, ev.Inputs)); err != nil {
-			problem("Missing input", "inputs", err)
+			var missing *plan.MissingInputError
+			if errors.As(err, &missing) {
+				// It stops this node (and what depends on it), not the
+				// pipeline: a warning here, a failed node at apply.
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Missing input",
+					Detail: fmt.Sprintf("%s: %v; it cannot run, and neither can what depends on it.", n.Addr, err), Subject: n.AttrRange("inputs").Ptr()})
+			} else {
+				problem("Missing input", "inputs", err)
+			}
 		}
 		if err := w.checkOutputs(ev.Config); err != nil {
 			problem("Invalid output", "outputs", err)

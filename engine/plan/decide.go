@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -164,6 +165,12 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 		dec.Blocked = b
 	}
 	in, pending, err := d.keyInputs(n, dec, vals)
+	var missing *MissingInputError
+	if errors.As(err, &missing) {
+		// One missing file stops this node, not the plan.
+		d.decideMissing(dec, missing)
+		return dec
+	}
 	if err != nil {
 		dec.Diags = append(dec.Diags, nodeError(n, "Cannot compute the key of "+n.Addr.String(), err.Error()))
 		return dec
@@ -193,6 +200,20 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	noteUnpinned(dec)
 	d.protect(dec)
 	return dec
+}
+
+// decideMissing decides a node an input of which is missing: it would run
+// (its inputs changed), but cannot until the file is there.
+func (d *Decider) decideMissing(dec *Decision, missing *MissingInputError) {
+	dec.Action = Create
+	dec.Reasons = []Reason{{Kind: "new"}}
+	if dec.Record.Good() {
+		dec.Action = Rebuild
+		dec.Reasons = []Reason{{Kind: "input_removed", Subject: missing.Pattern}}
+	}
+	if dec.Blocked == "" {
+		dec.Blocked = missing.Error()
+	}
 }
 
 // Replaced reports whether -replace names n, or the dynamic block it is an

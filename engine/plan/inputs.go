@@ -179,6 +179,21 @@ func relTo(root, p string) string {
 	return p
 }
 
+// MissingInputError says an input file does not exist, or a glob among the
+// inputs matches nothing. It stops that node only: the plan shows it as
+// unable to run and apply fails it, while the rest of the pipeline goes on.
+type MissingInputError struct {
+	Pattern string
+	Glob    bool
+}
+
+func (e *MissingInputError) Error() string {
+	if e.Glob {
+		return fmt.Sprintf("input %s matches no file", e.Pattern)
+	}
+	return fmt.Sprintf("input %s not found (create it, or remove it from inputs)", e.Pattern)
+}
+
 // ResolveInputs expands input patterns (files, folders, globs with * ? [..]
 // and ** for any number of folders) relative to root into sorted absolute
 // paths. A literal path that does not exist, or a glob that matches nothing,
@@ -201,7 +216,7 @@ func ResolveInputs(root string, patterns []string) ([]string, error) {
 		if !strings.ContainsAny(rel, "*?[") {
 			abs := filepath.Join(base, rel)
 			if _, err := os.Lstat(abs); err != nil {
-				return nil, fmt.Errorf("input %s not found (create it, or remove it from inputs)", pat)
+				return nil, &MissingInputError{Pattern: pat}
 			}
 			add(abs)
 			continue
@@ -211,7 +226,7 @@ func ResolveInputs(root string, patterns []string) ([]string, error) {
 			return nil, fmt.Errorf("input %s: %w", pat, err)
 		}
 		if len(matches) == 0 {
-			return nil, fmt.Errorf("input %s matches no file", pat)
+			return nil, &MissingInputError{Pattern: pat, Glob: true}
 		}
 		for _, m := range matches {
 			add(m)
