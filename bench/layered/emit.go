@@ -11,9 +11,10 @@ import (
 
 // The folders Write creates under its root, one per tool.
 const (
-	KilnDir  = "kiln"
-	MakeDir  = "make"
-	NinjaDir = "ninja"
+	KilnDir      = "kiln"
+	MakeDir      = "make"
+	NinjaDir     = "ninja"
+	SnakemakeDir = "snakemake"
 )
 
 // SourcePath is the source file node (0, index) reads, relative to a tool's folder.
@@ -42,8 +43,8 @@ func Command(n Node, in func(layer, index int) string, out string) string {
 	return fmt.Sprintf("cat %s | cksum > %s", strings.Join(files, " "), out)
 }
 
-// Write creates root/kiln, root/make and root/ninja, each with the DAG's
-// source files and its build description.
+// Write creates root/kiln, root/make, root/ninja and root/snakemake, each
+// with the DAG's source files and its build description.
 func Write(root string, d *DAG) error {
 	for _, t := range []struct {
 		dir, file string
@@ -52,6 +53,7 @@ func Write(root string, d *DAG) error {
 		{KilnDir, "pipeline.hcl", WriteHCL},
 		{MakeDir, "Makefile", WriteMakefile},
 		{NinjaDir, "build.ninja", WriteNinja},
+		{SnakemakeDir, "Snakefile", WriteSnakefile},
 	} {
 		dir := filepath.Join(root, t.dir)
 		if err := writeSources(dir, d); err != nil {
@@ -157,4 +159,49 @@ func prereqs(n Node) []string {
 		out[i] = BuildPath(n.Layer-1, k)
 	}
 	return out
+}
+
+// WriteSnakefile writes a Snakefile as a Snakemake user would write a DAG
+// this size: two rules with wildcards (a source node, a node reading its
+// upstream files, found by an input function from a table) rather than one
+// rule per node, producing the same files as make and ninja with the same
+// shell text.
+func WriteSnakefile(w io.Writer, d *DAG) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# Layered benchmark DAG: %d nodes in %d layers, %d edges, seed %d.\n", d.Len(), len(d.Layers), d.Edges(), d.Params.Seed)
+	fmt.Fprint(bw, "NODES = [")
+	for _, layer := range d.Layers {
+		for _, n := range layer {
+			fmt.Fprintf(bw, "\n    %q,", n.Name())
+		}
+	}
+	fmt.Fprint(bw, "\n]\n\nDEPS = {")
+	for _, layer := range d.Layers[1:] {
+		for _, n := range layer {
+			deps := make([]string, len(n.Deps))
+			for i, k := range n.Deps {
+				deps[i] = fmt.Sprintf("%q", Name(n.Layer-1, k))
+			}
+			fmt.Fprintf(bw, "\n    %q: [%s],", n.Name(), strings.Join(deps, ", "))
+		}
+	}
+	io.WriteString(bw, `
+}
+
+rule all:
+    input: expand("build/{n}.txt", n=NODES)
+
+rule source:
+    input: "src/{n}.txt"
+    output: "build/{n}.txt"
+    wildcard_constraints: n="n_0_[0-9]+"
+    shell: "cksum < {input} > {output}"
+
+rule node:
+    input: lambda wc: ["build/%s.txt" % u for u in DEPS[wc.n]]
+    output: "build/{n}.txt"
+    wildcard_constraints: n="n_[1-9][0-9]*_[0-9]+"
+    shell: "cat {input} | cksum > {output}"
+`)
+	return bw.Flush()
 }

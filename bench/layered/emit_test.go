@@ -73,6 +73,32 @@ build build/n_0_1.txt: sh src/n_0_1.txt
 build build/n_1_0.txt: sh build/n_0_0.txt build/n_0_1.txt
   cmd = cat build/n_0_0.txt build/n_0_1.txt | cksum > build/n_1_0.txt
 `},
+		{"snakemake", WriteSnakefile, `# Layered benchmark DAG: 3 nodes in 2 layers, 2 edges, seed 9.
+NODES = [
+    "n_0_0",
+    "n_0_1",
+    "n_1_0",
+]
+
+DEPS = {
+    "n_1_0": ["n_0_0", "n_0_1"],
+}
+
+rule all:
+    input: expand("build/{n}.txt", n=NODES)
+
+rule source:
+    input: "src/{n}.txt"
+    output: "build/{n}.txt"
+    wildcard_constraints: n="n_0_[0-9]+"
+    shell: "cksum < {input} > {output}"
+
+rule node:
+    input: lambda wc: ["build/%s.txt" % u for u in DEPS[wc.n]]
+    output: "build/{n}.txt"
+    wildcard_constraints: n="n_[1-9][0-9]*_[0-9]+"
+    shell: "cat {input} | cksum > {output}"
+`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder

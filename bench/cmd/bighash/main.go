@@ -41,7 +41,7 @@ func main() {
 	sizeMiB := flag.Int64("size", 1024, "size of each file in MiB")
 	reps := flag.Int("reps", 5, "measurements of each row (the median is reported)")
 	jobs := flag.Int("j", runtime.GOMAXPROCS(0), "openssl processes run at once")
-	tsv := flag.String("tsv", "", "append every sample to this file (measure, tool, run, seconds, cpu seconds)")
+	tsv := flag.String("tsv", "", "append every sample to this file, as bench/run.sh's samples (measure, tool, run, seconds, 0, cpu seconds)")
 	flag.Parse()
 	size := *sizeMiB << 20
 	paths, err := ensure(*dir, *files, size)
@@ -63,8 +63,11 @@ func main() {
 	}
 	sample := func(measure, tool string, run int, wall, cpu time.Duration) {
 		if out != nil {
-			fmt.Fprintf(out, "%s\t%s\t%d\t%.4f\t%.3f\n", measure, tool, run, wall.Seconds(), cpu.Seconds())
+			fmt.Fprintf(out, "%s\t%s\t%d\t%.4f\t0\t%.3f\n", measure, tool, run, wall.Seconds(), cpu.Seconds())
 		}
+	}
+	if out != nil {
+		fmt.Fprintf(out, "big-bytes\tbighash\t1\t%.0f\t0\t0\n", total)
 	}
 	var first, firstCPU, sum, verify, ceiling []time.Duration
 	var want hash.Digest
