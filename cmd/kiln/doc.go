@@ -8,6 +8,7 @@
 // often apply reports a silent node without a terminal (30s); KILN_DEBUG_KEY=1 prints every key
 // computed with its lines; KILN_NO_QUICK=1 makes plan and apply skip the
 // no-change certificate; KILN_CPUPROFILE=FILE writes a CPU profile of the
-// command; KILN_MAX_INSTANCES=N bounds the instances of a for_each or count
+// command and KILN_MEMPROFILE=FILE a heap profile taken as it ends;
+// KILN_MAX_INSTANCES=N bounds the instances of a for_each or count
 // that reads another node's result (default 100,000).
 package main

@@ -38,7 +38,7 @@ func main() {
 		debug.SetGCPercent(200)
 	}
 	env := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stdout)}
-	stop := startProfile(os.Getenv("KILN_CPUPROFILE"))
+	stop := startProfile(os.Getenv("KILN_CPUPROFILE"), os.Getenv("KILN_MEMPROFILE"))
 	code := env.main(os.Args[1:])
 	stop()
 	os.Exit(code)

@@ -9,6 +9,12 @@
 //
 //	go run ./bench/cmd/profile -count 5 -cpuprofile /tmp/plan.pprof bench/out/kiln
 //	go tool pprof -top /tmp/plan.pprof
+//
+// With -apply it runs one kiln apply instead and writes the heap profile of
+// its largest live heap (where the bytes go at the peak):
+//
+//	go run ./bench/cmd/profile -apply -memprofile /tmp/apply.heap bench/out/kiln
+//	go tool pprof -top -sample_index=inuse_space /tmp/apply.heap
 package main
 
 import (
@@ -37,11 +43,22 @@ func main() {
 	count := flag.Int("count", 5, "how many times to run the sequence (the median is reported)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of every run to this file")
 	memprofile := flag.String("memprofile", "", "write a heap profile taken after the last run to this file")
+	apply := flag.Bool("apply", false, "run kiln apply once instead, and write the heap profile of its largest live heap to -memprofile")
+	parallelism := flag.Int("parallelism", 2, "-parallelism of -apply")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fail(fmt.Errorf("give the pipeline folder or file to plan, e.g. bench/out/kiln"))
 	}
 	path := flag.Arg(0)
+	if *apply {
+		if *memprofile == "" {
+			fail(fmt.Errorf("-apply needs -memprofile FILE"))
+		}
+		if err := applyPeak(path, *memprofile, *parallelism); err != nil {
+			fail(err)
+		}
+		return
+	}
 	times := map[string][]time.Duration{}
 	kinds := providers.All()
 	for range *count {
