@@ -122,49 +122,73 @@ func quickConfigDigest(files []string, o Options) string {
 // and how many nodes it has, using the certificate of the last plan or apply
 // that found it so. false means "run the full plan", never "out of date".
 func QuickCheck(o Options) (nodes int, upToDate bool) {
-	if len(o.Targets) > 0 || len(o.Replace) > 0 {
+	q, ok := openQuick(o)
+	if !ok {
 		return 0, false
+	}
+	if !quickNodes(q.cert.Nodes, q.root, q.stateDir, q.store, q.stat) {
+		return 0, false
+	}
+	q.saveStat()
+	return len(q.cert.Nodes), true
+}
+
+// quickSession is a certificate whose pipeline-wide conditions still hold:
+// the configuration, the state, the environment and the files expressions
+// read are as it recorded them. Its nodes are left to check.
+type quickSession struct {
+	cert           *quickCert
+	root, stateDir string
+	stat           *hash.StatCache
+	store          *state.Store
+}
+
+// openQuick reads the certificate of the pipeline at o.Path and checks what
+// it says of the pipeline as a whole; false means the full path.
+func openQuick(o Options) (*quickSession, bool) {
+	if len(o.Targets) > 0 || len(o.Replace) > 0 {
+		return nil, false
 	}
 	files, root, err := config.Files(o.Path)
 	if err != nil {
-		return 0, false
+		return nil, false
 	}
 	stateDir := filepath.Join(root, ".kiln")
 	b, err := os.ReadFile(quickPath(stateDir))
 	if err != nil {
-		return 0, false
+		return nil, false
 	}
 	var c quickCert
 	if gob.NewDecoder(bytes.NewReader(b)).Decode(&c) != nil || c.Format != quickFormat {
-		return 0, false
+		return nil, false
 	}
 	lineage, serial, ok := state.ReadStamp(stateDir)
 	if !ok || lineage != c.Lineage || serial != c.Serial {
-		return 0, false
+		return nil, false
 	}
 	if quickConfigDigest(files, o) != c.Config {
-		return 0, false
+		return nil, false
 	}
 	// Environment values are hashed as key lines hash them: with the state
 	// folder's secret.
 	secret := state.SecretOf(stateDir)
 	for _, e := range c.Env {
 		if sum, err := secret.Sum([]byte(os.Getenv(e.Path))); err != nil || sum != e.Digest {
-			return 0, false
+			return nil, false
 		}
 	}
 	stat := hash.LoadStatCache(filepath.Join(stateDir, "cache", "stat"))
 	for _, f := range c.Reads {
 		if !sameRead(f, stat) {
-			return 0, false
+			return nil, false
 		}
 	}
-	store := state.OpenStore(stateDir)
-	if !quickNodes(c.Nodes, root, stateDir, store, stat) {
-		return 0, false
-	}
-	_ = stat.Save(filepath.Join(stateDir, "cache", "stat"))
-	return len(c.Nodes), true
+	return &quickSession{cert: &c, root: root, stateDir: stateDir, stat: stat, store: state.OpenStore(stateDir)}, true
+}
+
+// saveStat keeps what the checks hashed for the next command.
+func (q *quickSession) saveStat() {
+	_ = q.stat.Save(filepath.Join(q.stateDir, "cache", "stat"))
 }
 
 // quickNodes re-checks every node's links, inputs and outputs in parallel.
@@ -244,6 +268,20 @@ func sameRead(f config.FileRead, stat *hash.StatCache) bool {
 	return false
 }
 
+// inputPath is the file an input or file key line's subject names; false
+// for one inside the state folder (an upstream's output, covered by its
+// digest).
+func inputPath(root, subject string) (string, bool) {
+	if strings.HasPrefix(subject, "$KILN_STATE") {
+		return "", false
+	}
+	path := strings.Replace(subject, "$KILN_ROOT", root, 1)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	return path, true
+}
+
 func digestAny(p string, stat *hash.StatCache) (string, error) {
 	fi, err := os.Lstat(p)
 	if err != nil {
@@ -265,6 +303,7 @@ func (w *Workspace) writeQuick() {
 	cert, ok := w.quickCert()
 	if !ok {
 		_ = os.Remove(path)
+		_ = os.Remove(quickKeysPath(w.Pipeline.StateDir))
 		return
 	}
 	var buf bytes.Buffer
@@ -273,6 +312,7 @@ func (w *Workspace) writeQuick() {
 	}
 	if os.MkdirAll(filepath.Dir(path), 0o755) == nil {
 		_ = state.ReplaceFile(path, buf.Bytes(), 0o644)
+		w.writeQuickKeys(cert)
 	}
 }
 
@@ -353,14 +393,9 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 			label, subject, value := plan.SplitKeyLine(l)
 			switch label {
 			case "input", "file":
-				if strings.HasPrefix(subject, "$KILN_STATE") {
-					continue
+				if path, ok := inputPath(p.Root, subject); ok {
+					qn.Inputs = append(qn.Inputs, quickFile{Path: path, Digest: value})
 				}
-				path := strings.Replace(subject, "$KILN_ROOT", p.Root, 1)
-				if !filepath.IsAbs(path) {
-					path = filepath.Join(p.Root, path)
-				}
-				qn.Inputs = append(qn.Inputs, quickFile{Path: path, Digest: value})
 			case "env":
 				env[subject] = value
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
-	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -417,10 +415,7 @@ func sortedNames[V any](m map[string]V) []string {
 // count), mem_mb (its memory in MiB) and npu (the NPUs a host node reports,
 // when the pipeline has one).
 func (w *Workspace) HostCapacity() map[string]int64 {
-	capacity := map[string]int64{"cpu": int64(runtime.NumCPU())}
-	if mb, ok := proc.MemoryMB(); ok {
-		capacity["mem_mb"] = mb
-	}
+	capacity := machineCapacity()
 	for _, n := range w.Pipeline.Nodes {
 		if n.Addr.Kind != "host" {
 			continue

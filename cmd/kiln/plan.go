@@ -48,23 +48,32 @@ func runPlan(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "kiln plan:", err)
 		return 1
 	}
-	if a.format == "text" && a.out == "" && !d.narrowed() {
-		if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
-			render.NoChanges(c.stdout, n)
-			return 0
+	var m *render.PlanJSON
+	var w *engine.Workspace
+	if a.out == "" && !d.narrowed() && !d.strict {
+		if a.format == "text" {
+			if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
+				render.NoChanges(c.stdout, n)
+				return 0
+			}
+		}
+		if q, ok := c.quickPlan(&a.pipelineArgs, path); ok {
+			m = render.ModelPlan(q.Plan, q.Root, render.StateJSON{Lineage: q.Stamp.Lineage, Serial: q.Stamp.Serial}, engine.Version)
 		}
 	}
-	w, ok := c.open(&a.pipelineArgs, path, d)
-	if !ok {
-		return 1
+	if m == nil {
+		var ok bool
+		if w, ok = c.open(&a.pipelineArgs, path, d); !ok {
+			return 1
+		}
+		pl, diags := w.Plan(context.Background())
+		c.diags(w, diags, a.noColor)
+		if diags.HasErrors() {
+			return 1
+		}
+		lineage, serial := w.StateVersion()
+		m = render.ModelPlan(pl, w.Root(), render.StateJSON{Lineage: lineage, Serial: serial}, engine.Version)
 	}
-	pl, diags := w.Plan(context.Background())
-	c.diags(w, diags, a.noColor)
-	if diags.HasErrors() {
-		return 1
-	}
-	lineage, serial := w.StateVersion()
-	m := render.ModelPlan(pl, w.Root(), render.StateJSON{Lineage: lineage, Serial: serial}, engine.Version)
 	switch a.format {
 	case "json":
 		enc := json.NewEncoder(c.stdout)

@@ -198,6 +198,23 @@ func (c *cli) quickCheck(p *pipelineArgs, path string) (int, bool) {
 	return engine.QuickCheck(engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles})
 }
 
+// quickPlan asks the engine for the plan after an edit that left the
+// pipeline's configuration as the no-change certificate saw it, without
+// loading the pipeline (see engine.QuickPlan).
+func (c *cli) quickPlan(p *pipelineArgs, path string) (*engine.QuickPlanResult, bool) {
+	if c.getenv("KILN_NO_QUICK") != "" || c.getenv("KILN_DEBUG_KEY") != "" || c.getenv("KILN_CACHE_URL") != "" {
+		return nil, false
+	}
+	vars, err := p.varMap()
+	if err != nil {
+		return nil, false
+	}
+	if path, err = c.locate(path); err != nil {
+		return nil, false
+	}
+	return engine.QuickPlan(context.Background(), engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: kinds()})
+}
+
 func signalName(sig os.Signal) string {
 	if s, ok := sig.(syscall.Signal); ok {
 		if name := unix.SignalName(s); name != "" {

@@ -128,6 +128,7 @@ type Block struct {
 	refs         []reference // references found in the block, meta-arguments included
 	locals       []string    // locals the block uses directly
 	selfOut      bool
+	outOnly      bool        // reads nothing of other nodes but their out (readsOnlyOut)
 	slurm        *hcl.Block  // the node's slurm { } block
 	dynamic      []addr.Node // for a dynamic block: the blocks its for_each or count reads
 	lifecycle    hcl.Attributes
@@ -209,6 +210,12 @@ func (p *Pipeline) sortNodes() {
 		p.index[n.Addr] = n
 	}
 }
+
+// ReadsOnlyOut reports whether n's configuration reads nothing of other
+// nodes but their stable paths (KIND.NAME.out): it then evaluates the same
+// whatever their digests, and a built node can be decided again from its
+// key lines (plan.Rekey).
+func (n *Node) ReadsOnlyOut() bool { return n.Block != nil && n.Block.outOnly }
 
 // AttrRange is where attribute name is set in n's block (its expression),
 // or the block's header when it is not set there.

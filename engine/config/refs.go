@@ -52,6 +52,7 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 		diags = append(diags, d...)
 		b.selfOut = selfOut
 		b.locals = locals
+		b.outOnly = p.readsOnlyOut(b, travs)
 		for _, l := range locals {
 			for _, n := range p.Locals[l].nodes {
 				refs = append(refs, reference{target: n, rng: b.DeclRange})
@@ -163,6 +164,40 @@ func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNo
 		}
 	}
 	return refs, locals, selfOut, diags
+}
+
+// readsOnlyOut reports whether the block reads nothing of another node but
+// its stable path: every node reference in its attributes is KIND.NAME.out
+// or KIND.NAME[KEY].out (depends_on names nodes without reading them), and
+// no local it uses references a node. Its configuration then evaluates the
+// same whatever its upstreams' digests.
+func (p *Pipeline) readsOnlyOut(b *Block, travs []hcl.Traversal) bool {
+	for _, l := range b.locals {
+		if len(p.Locals[l].nodes) > 0 {
+			return false
+		}
+	}
+	skip := map[rangeKey]bool{}
+	if a, ok := b.meta["depends_on"]; ok {
+		for _, t := range a.Expr.Variables() {
+			skip[keyOf(t.SourceRange())] = true
+		}
+	}
+	for _, t := range travs {
+		if _, isKind := p.Kinds[t.RootName()]; !isKind || skip[keyOf(t.SourceRange())] {
+			continue
+		}
+		step := 2
+		if len(t) > step {
+			if _, ok := t[step].(hcl.TraverseIndex); ok {
+				step++
+			}
+		}
+		if name, ok := attrStep(t, step); !ok || name != "out" {
+			return false
+		}
+	}
+	return true
 }
 
 func attrStep(t hcl.Traversal, i int) (string, bool) {

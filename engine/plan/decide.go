@@ -277,13 +277,20 @@ func (d *Decider) upstreamBlocked(n *config.Node, vals config.Values) string {
 // own configuration, inputs or pins changed and it is a rebuild with those
 // reasons; when they do not, only the upstreams can change it — a maybe.
 func (d *Decider) decideUnknown(dec *Decision, in keyInputs, pending []addr.Node) {
-	rec := dec.Record
-	if rec.Good() {
+	if dec.Record.Good() {
 		in.unknownOK = true
 		if key, waiting, err := keyLines(in); err == nil {
 			dec.KeyLines, dec.Waiting = key.Lines(), waiting
 		}
 	}
+	d.decideWaiting(dec, pending)
+}
+
+// decideWaiting decides a node whose key waits on the pending upstreams,
+// from its lines computed with each of them assumed to keep its recorded
+// digest (dec.KeyLines, dec.Waiting).
+func (d *Decider) decideWaiting(dec *Decision, pending []addr.Node) {
+	rec := dec.Record
 	run := Rebuild
 	if kind.IsService(dec.Kind) {
 		run = Start

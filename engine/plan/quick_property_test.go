@@ -9,8 +9,10 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/providers/exec"
 )
 
@@ -18,7 +20,9 @@ import (
 // pipeline's world — input files, files matched by a glob, a patch, a file
 // read with file(), a file whose existence sets a count, a variable, a
 // variable read with env(), the lock file — the no-change certificate says
-// "up to date" only when the full plan does.
+// "up to date" only when the full plan does, and the plan made from it and
+// the key lines kept beside it (engine.QuickPlan), when it makes one, is the
+// full plan, node for node, reason for reason.
 func TestQuickCheckAgreesWithPlan(t *testing.T) {
 	dir := t.TempDir()
 	env := "KILN_PROPERTY_MODE"
@@ -53,8 +57,19 @@ exec "w" {
 exec "b" {
   command = "cat ${exec.a.out}/a ${exec.glob.out}/g > $KILN_OUT/b"
 }
+
+exec "c" {
+  command    = "cat data/c.txt > $KILN_OUT/c"
+  inputs     = ["data/c.txt"]
+  depends_on = [exec.a, exec.glob, exec.b]
+}
+
+exec "d" {
+  command = "echo ${exec.a.digest} > $KILN_OUT/d"
+}
 `,
 		"data/a.txt":        "a\n",
+		"data/c.txt":        "c\n",
 		"data/g/1.txt":      "1\n",
 		"patches/fix.patch": "--- a\n+++ b\n",
 		"params.txt":        "lr=0.1\n",
@@ -72,6 +87,7 @@ exec "b" {
 		do   func(r *rand.Rand)
 	}{
 		{"input content", func(r *rand.Rand) { write(t, dir, "data/a.txt", fmt.Sprintf("a %d\n", r.IntN(3))) }},
+		{"input of a node with unnamed upstreams", func(r *rand.Rand) { write(t, dir, "data/c.txt", fmt.Sprintf("c %d\n", r.IntN(3))) }},
 		{"input rewritten as it was", func(*rand.Rand) { rewrite(t, dir, "data/a.txt") }},
 		{"new glob match", func(r *rand.Rand) { write(t, dir, fmt.Sprintf("data/g/n%d.txt", r.IntN(4)), "n\n") }},
 		{"glob match removed", func(r *rand.Rand) { _ = os.Remove(filepath.Join(dir, fmt.Sprintf("data/g/n%d.txt", r.IntN(4)))) }},
@@ -92,7 +108,7 @@ exec "b" {
 		}},
 	}
 	r := rand.New(rand.NewPCG(8, 8))
-	agreedUpToDate, agreedChanged := 0, 0
+	agreedUpToDate, agreedChanged, quickPlans := 0, 0, 0
 	for i := range 60 {
 		w, diags, err := engine.Open(opts())
 		if err != nil || diags.HasErrors() {
@@ -108,6 +124,7 @@ exec "b" {
 			done = append(done, e.name)
 		}
 		_, quick := engine.QuickCheck(opts())
+		qp, madeQuick := engine.QuickPlan(context.Background(), opts())
 		w, diags, err = engine.Open(opts())
 		if err != nil || diags.HasErrors() {
 			t.Fatalf("step %d: open: %v %s", i, err, diags.Error())
@@ -115,6 +132,14 @@ exec "b" {
 		pl, diags := w.Plan(context.Background())
 		if diags.HasErrors() {
 			t.Fatalf("step %d: plan: %s", i, diags.Error())
+		}
+		if madeQuick {
+			quickPlans++
+			want := render.ModelPlan(pl, w.Pipeline.Root, render.StateJSON{Lineage: w.State.Lineage, Serial: w.State.Serial}, "test")
+			got := render.ModelPlan(qp.Plan, qp.Root, render.StateJSON{Lineage: qp.Stamp.Lineage, Serial: qp.Stamp.Serial}, "test")
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("step %d, after %v: the quick plan differs from the full plan (-full +quick):\n%s", i, done, diff)
+			}
 		}
 		full := !pl.HasChanges()
 		if quick && !full {
@@ -133,8 +158,9 @@ exec "b" {
 		}
 	}
 	// The property must have been tested both ways.
-	if agreedUpToDate == 0 || agreedChanged == 0 {
-		t.Fatalf("up to date by both: %d steps, changed by both: %d; the edits do not exercise the certificate", agreedUpToDate, agreedChanged)
+	t.Logf("up to date: %d, changed: %d, quick plans: %d", agreedUpToDate, agreedChanged, quickPlans)
+	if agreedUpToDate == 0 || agreedChanged == 0 || quickPlans == 0 {
+		t.Fatalf("up to date by both: %d steps, changed by both: %d, quick plans: %d; the edits do not exercise the certificate", agreedUpToDate, agreedChanged, quickPlans)
 	}
 }
 

@@ -99,6 +99,12 @@ func (a *Applier) restore(dec *plan.Decision) error {
 	rec.Addr = dec.Node.Addr.String()
 	rec.File = plan.FileOf(a.Decider.Pipeline, dec.Node)
 	rec.Failure = nil
+	if dec.Key == stored.Key && len(dec.KeyLines) > 0 {
+		// The stored result may be another node's with the same key: the
+		// lines are the same, but their notes must name this node's
+		// upstreams, which later plans match its dependencies against.
+		rec.KeyLines = dec.KeyLines
+	}
 	return a.Writer.Commit(&rec)
 }
 
