@@ -56,12 +56,6 @@ func below(limit float64, unit string) func(float64, map[string]float64) (string
 	}
 }
 
-func above(limit float64, unit string) func(float64, map[string]float64) (string, bool) {
-	return func(k float64, _ map[string]float64) (string, bool) {
-		return fmt.Sprintf(">= %g %s", limit, unit), k >= limit
-	}
-}
-
 var sections = []section{
 	{title: "%s nodes", tools: []string{"kiln", "make", "ninja", "snakemake"}, base: "ninja", rows: []row{
 		{"full build from clean (s)", "full", wall, "%.3f", ratioTarget("ninja", 1.1)},
