@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -103,6 +104,32 @@ func (l *nodeLog) Write(p []byte) (int, error) {
 		l.buf = l.buf[:0]
 	}
 	return len(p), nil
+}
+
+// logBuffers hold what ReadFrom reads. os/exec copies a child's output
+// into a writer that is not a file through the writer's ReadFrom when it has
+// one, and otherwise allocates a 32 KiB buffer per command: on a pipeline of
+// 10,000 nodes, 300 MB of garbage per apply.
+var logBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// ReadFrom writes what r gives to the log until r ends, as Write would.
+func (l *nodeLog) ReadFrom(r io.Reader) (int64, error) {
+	bp := logBuffers.Get().(*[]byte)
+	defer logBuffers.Put(bp)
+	var total int64
+	for {
+		n, err := r.Read(*bp)
+		if n > 0 {
+			_, _ = l.Write((*bp)[:n])
+			total += int64(n)
+		}
+		switch {
+		case err == io.EOF:
+			return total, nil
+		case err != nil:
+			return total, err
+		}
+	}
 }
 
 // store writes p to the file, opening it at the first write.

@@ -3,12 +3,17 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/kilnbuild/kiln/engine/proc"
 )
 
@@ -39,5 +44,69 @@ func TestLogWriteFailureDoesNotKillTheNode(t *testing.T) {
 	problem := log.Problem()
 	if !errors.Is(problem, syscall.ENOSPC) || !strings.Contains(problem.Error(), "disk full") || !strings.Contains(problem.Error(), "/dev/full") {
 		t.Errorf("Problem() = %v, want the disk-full error naming the log", problem)
+	}
+}
+
+// TestLogReadFromWritesWhatWriteWould: os/exec hands a child's output to
+// the log through ReadFrom; the file, the lines and the tail are those that
+// Write gives for the same bytes, wherever the reads split the lines.
+func TestLogReadFromWritesWhatWriteWould(t *testing.T) {
+	var out strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&out, "line %d %s\r\n", i, strings.Repeat("x", i%97))
+	}
+	out.WriteString(strings.Repeat("y", 40<<10) + "\nno newline at the end")
+	data := out.String()
+
+	dir := t.TempDir()
+	logOf := func(name string, fill func(l *nodeLog)) (file string, lines, tail []string) {
+		l, err := openLog(filepath.Join(dir, name), func(s string) { lines = append(lines, s) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		fill(l)
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b), lines, l.Tail()
+	}
+	wantFile, wantLines, wantTail := logOf("write.log", func(l *nodeLog) { _, _ = l.Write([]byte(data)) })
+	if wantFile != data {
+		t.Fatalf("Write left %d bytes in the file, want %d", len(wantFile), len(data))
+	}
+	gotFile, gotLines, gotTail := logOf("readfrom.log", func(l *nodeLog) {
+		n, err := l.ReadFrom(iotest.HalfReader(strings.NewReader(data)))
+		if err != nil || n != int64(len(data)) {
+			t.Errorf("ReadFrom = %d, %v; want %d, nil", n, err, len(data))
+		}
+	})
+	if gotFile != wantFile {
+		t.Errorf("ReadFrom left %d bytes in the file, Write %d", len(gotFile), len(wantFile))
+	}
+	if diff := cmp.Diff(wantLines, gotLines); diff != "" {
+		t.Errorf("lines (-Write +ReadFrom):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantTail, gotTail); diff != "" {
+		t.Errorf("tail (-Write +ReadFrom):\n%s", diff)
+	}
+
+	// A real child's output, larger than a pipe and the buffer, through
+	// os/exec.
+	cmd := exec.Command("cat", filepath.Join(dir, "write.log"))
+	l, err := openLog(filepath.Join(dir, "child.log"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = l, l
+	if err := proc.Run(context.Background(), cmd, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if b, err := os.ReadFile(filepath.Join(dir, "child.log")); err != nil || string(b) != data {
+		t.Errorf("the child's log holds %d bytes (%v), want the %d it printed", len(b), err, len(data))
 	}
 }
