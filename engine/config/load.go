@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -46,13 +47,14 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 	parser := hclparse.NewParser()
 	var diags hcl.Diagnostics
 	var bodies []*hcl.File
+	parsed := map[string]*hcl.File{}
 	for _, f := range files {
 		var file *hcl.File
 		var d hcl.Diagnostics
 		if strings.HasSuffix(f, ".json") {
 			file, d = parser.ParseJSONFile(f)
-		} else {
-			file, d = parser.ParseHCLFile(f)
+		} else if file, d = parseHCLFile(f); file != nil {
+			parsed[f] = file
 		}
 		diags = append(diags, d...)
 		if file != nil {
@@ -62,6 +64,7 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 		p.FileNames = append(p.FileNames, rel)
 	}
 	p.Files = parser.Files()
+	maps.Copy(p.Files, parsed)
 	if diags.HasErrors() {
 		return p, diags
 	}
