@@ -3,6 +3,10 @@
 // and evaluates a node's configuration against the values other nodes have at
 // that moment.
 //
+// A large HCL file is parsed in pieces, in parallel (parse.go): it is cut
+// where a top-level block ends, and any doubt — a diagnostic in a piece, an
+// argument set in two — means the whole file is parsed as one.
+//
 // Loading is pure: it reads the pipeline's files and whatever files its
 // expressions name (file, templatefile), and nothing else. Evaluation is split
 // from loading because a node's configuration can only be evaluated once the
