@@ -38,6 +38,12 @@ func parseHCLFile(filename string) (*hcl.File, hcl.Diagnostics) {
 			Detail:   "The configuration file " + quote(filename) + " could not be read.",
 		}}
 	}
+	return ParseHCL(src, filename)
+}
+
+// ParseHCL parses an HCL file's bytes as hclsyntax.ParseConfig does from
+// its start, in pieces when it is large.
+func ParseHCL(src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
 	if f, ok := parsePieces(src, filename, pieceSize); ok {
 		return f, nil
 	}

@@ -9,8 +9,8 @@ import (
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -60,7 +60,7 @@ var pinFormats = map[string]struct {
 
 // Parse reads a lock from src; filename names it in diagnostics.
 func Parse(src []byte, filename string) (*File, *hcl.File, hcl.Diagnostics) {
-	hf, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	hf, diags := config.ParseHCL(src, filename) // a lock of 10,000 nodes is 2 MB
 	if diags.HasErrors() {
 		return nil, hf, withAdvice(diags)
 	}

@@ -1,6 +1,7 @@
 package lockfile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +71,27 @@ func TestRoundTripByteForByte(t *testing.T) {
 	}
 	if got := f.Pins["fetch.weights"]["url"]; got != `https://example.test/w.bin?a=1&b="2"` {
 		t.Errorf("quoted url decoded to %q", got)
+	}
+}
+
+// TestRoundTripLargeLock: a lock of thousands of nodes (parsed in pieces,
+// see config.ParseHCL) loads and writes back byte for byte.
+func TestRoundTripLargeLock(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(strings.SplitAfterN(written, "\n\n", 2)[0])
+	for i := range 3000 {
+		fmt.Fprintf(&b, "node \"exec.n%05d\" {\n  key    = \"%s\"\n  digest = \"%s\"\n  kiln   = \"0.1.0\"\n}\n\n", i, keyA, digestA)
+	}
+	src := strings.TrimSuffix(b.String(), "\n")
+	f, _, diags := Parse([]byte(src), FileName)
+	if diags.HasErrors() {
+		t.Fatalf("Parse: %s", diags)
+	}
+	if len(f.Nodes) != 3000 {
+		t.Fatalf("%d nodes, want 3000", len(f.Nodes))
+	}
+	if diff := cmp.Diff(src, string(f.Bytes())); diff != "" {
+		t.Errorf("load + write changed the bytes (-loaded +written):\n%s", diff)
 	}
 }
 
