@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 )
 
@@ -30,7 +31,9 @@ func replaceFile(path string, data []byte, perm os.FileMode, durable bool) error
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	// The writer's process id is in the name: a temporary file whose
+	// writer is gone is a leftover (removeStaleTemps).
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return writeError(path, err)
 	}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/filelock"
@@ -59,8 +61,9 @@ func AcquireLock(dir string, h Holder) (*Lock, error) {
 const staleAfter = 10 * time.Minute
 
 // removeStaleTemps removes temporary files a killed kiln left: those of the
-// state files and links, which only the lock's holder writes, and old ones
-// of the cache folder.
+// state files and links, which only the lock's holder writes, and those of
+// the cache folder whose writer is gone or that are old (plan writes there
+// without the lock).
 func removeStaleTemps(dir string) {
 	isTemp := func(name string) bool {
 		return strings.HasPrefix(name, ".") && (strings.Contains(name, ".tmp-") || strings.HasSuffix(name, ".tmp"))
@@ -80,7 +83,7 @@ func removeStaleTemps(dir string) {
 	cache := filepath.Join(dir, "cache")
 	if des, err := os.ReadDir(cache); err == nil {
 		for _, de := range des {
-			if fi, err := de.Info(); err == nil && isTemp(de.Name()) && !de.IsDir() && time.Since(fi.ModTime()) > staleAfter {
+			if fi, err := de.Info(); err == nil && isTemp(de.Name()) && !de.IsDir() && (writerGone(de.Name()) || time.Since(fi.ModTime()) > staleAfter) {
 				os.Remove(filepath.Join(cache, de.Name()))
 			}
 		}
@@ -133,4 +136,20 @@ func readHolder(path string) Holder {
 		_ = json.Unmarshal(data, &h) // unreadable details are reported as unknown
 	}
 	return h
+}
+
+// writerGone reports whether the process that named a temporary file
+// (".NAME.tmp-PID-RANDOM", see replaceFile) no longer runs; false when the
+// name holds no process id.
+func writerGone(name string) bool {
+	_, rest, ok := strings.Cut(name, ".tmp-")
+	if !ok {
+		return false
+	}
+	pidText, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }

@@ -138,6 +138,23 @@ func TestLockRemovesStaleTemps(t *testing.T) {
 	for _, n := range append(append([]string{}, stale...), keep...) {
 		writeFile(t, filepath.Join(dir, n), "x")
 	}
+	// A cache temporary file whose writer is gone goes however recent it
+	// is; one whose writer still runs (a plan) stays.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := fmt.Sprintf("cache/.noop.tmp-%d-123", dead.Process.Pid)
+	writeFile(t, filepath.Join(dir, gone), "x")
+	stale = append(stale, gone)
+	plan := exec.Command("sleep", "60")
+	if err := plan.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = plan.Process.Kill(); _ = plan.Wait() }()
+	running := fmt.Sprintf("cache/.stat.tmp-%d-456", plan.Process.Pid)
+	writeFile(t, filepath.Join(dir, running), "x")
+	keep = append(keep, running)
 	old := filepath.Join(dir, "cache/.quick.tmp-1")
 	writeFile(t, old, "x")
 	hour := time.Now().Add(-time.Hour)
