@@ -141,28 +141,33 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 	var entry, dir string
 	var resumed bool
 	var err error
+	// A local run is journaled before its folder is made and anything
+	// starts, so that should kiln die, the next apply stops what it left
+	// running and removes the folder. A Slurm job's processes run on a
+	// compute node, and the Slurm journal names its run: a later apply
+	// adopts it, never stops it, so the journal of local runs does not
+	// name it.
+	var run *state.Run
+	begin := func(entry string) error {
+		if n.Meta.Executor != "" {
+			return nil
+		}
+		var err error
+		run, err = a.Runs.Begin(n.Addr.String(), entry, n.Meta.Resumable)
+		return err
+	}
 	adopted := a.slurm.adoptable(n, dec.Key, st)
 	if adopted != nil {
 		entry, dir = adopted.Entry, st.RunPath(adopted.Entry)
-	} else if entry, dir, resumed, err = a.runFolder(dec); err != nil {
+	} else if entry, dir, resumed, err = a.runFolder(dec, begin); err != nil {
+		if run != nil {
+			run.End() // journaled, but no folder was made
+		}
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
 	if n.Meta.Executor != "" {
-		// A Slurm job's processes run on a compute node, and the Slurm
-		// journal names its run: a later apply adopts it, never stops it,
-		// so the journal of local runs does not name it.
 		return a.execute(ctx, dec, entry, dir, resumed, res, adopted)
-	}
-	// The run is journaled before anything starts, so that should kiln
-	// die, the next apply stops what it left running and cleans up.
-	run, err := a.Runs.Begin(n.Addr.String(), entry, n.Meta.Resumable)
-	if err != nil {
-		if !resumed {
-			_ = st.RemoveRun(entry)
-		}
-		res.Outcome, res.Err = Failed, err
-		return res
 	}
 	res = a.execute(proc.WithTracker(ctx, run), dec, entry, dir, resumed, res, nil)
 	if res.Outcome == Started {
@@ -236,15 +241,15 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 
 // runFolder is the folder a run of dec's node builds in: for a resumable
 // node, the folder an interrupted run with the same key left; otherwise a
-// fresh one.
-func (a *Applier) runFolder(dec *plan.Decision) (entry, dir string, resumed bool, err error) {
+// fresh one. begin journals the run first, before a fresh folder is made.
+func (a *Applier) runFolder(dec *plan.Decision, begin func(entry string) error) (entry, dir string, resumed bool, err error) {
 	st := a.Decider.Store
 	if dec.Node.Meta.Resumable {
 		if e := plan.ResumeEntry(dec.Record, dec.Key, st); e != "" {
-			return e, st.RunPath(e), true, nil
+			return e, st.RunPath(e), true, begin(e)
 		}
 	}
-	entry, dir, err = st.NewRun(dec.Key)
+	entry, dir, err = st.NewRunAfter(dec.Key, begin)
 	return entry, dir, false, err
 }
 

@@ -118,6 +118,15 @@ func newRunName() string {
 // NewRun makes a fresh, empty run folder for key and returns its entry and
 // path: one mkdir (and, for the first run of a shard, the shard's).
 func (s *Store) NewRun(key string) (entry, path string, err error) {
+	return s.NewRunAfter(key, nil)
+}
+
+// NewRunAfter is NewRun that first calls before with the entry it is about
+// to make, so that the run is journaled before its folder exists: a kiln
+// killed in between leaves a journaled run without a folder, never a
+// folder no journal names. An error of before is returned, and no folder
+// made.
+func (s *Store) NewRunAfter(key string, before func(entry string) error) (entry, path string, err error) {
 	if err := checkKey(key); err != nil {
 		return "", "", err
 	}
@@ -125,6 +134,11 @@ func (s *Store) NewRun(key string) (entry, path string, err error) {
 	for range 8 {
 		entry = Entry(key, newRunName())
 		path = filepath.Join(dir, entry)
+		if before != nil {
+			if err := before(entry); err != nil {
+				return "", "", err
+			}
+		}
 		err = os.Mkdir(path, 0o755)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err = os.MkdirAll(dir, 0o755); err == nil {
@@ -134,8 +148,8 @@ func (s *Store) NewRun(key string) (entry, path string, err error) {
 		if err == nil {
 			return entry, path, nil
 		}
-		if !errors.Is(err, fs.ErrExist) {
-			break
+		if !errors.Is(err, fs.ErrExist) || before != nil {
+			break // a journaled name is not tried again
 		}
 	}
 	return "", "", fmt.Errorf("creating a run folder in %s: %s%w; %s", dir, spaceProblem(err), err, spaceAdvice(err))

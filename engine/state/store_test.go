@@ -155,3 +155,26 @@ func TestStraysOfTheEarlierLayout(t *testing.T) {
 		t.Errorf("after removing strays: %v left, run exists %v", strays, st.Exists(entry))
 	}
 }
+
+// TestNewRunAfterJournalsBeforeTheFolder: the run is named to before (the
+// journal) while its folder does not exist yet, so that a kill in between
+// leaves no folder that nothing names; when before fails, no folder is made.
+func TestNewRunAfterJournalsBeforeTheFolder(t *testing.T) {
+	st := OpenStore(t.TempDir())
+	var named string
+	entry, path, err := st.NewRunAfter("0a1b2c", func(e string) error {
+		named = e
+		if st.Exists(e) {
+			t.Errorf("the folder of %s exists before the run is journaled", e)
+		}
+		return nil
+	})
+	if err != nil || entry != named || !st.Exists(entry) {
+		t.Fatalf("NewRunAfter = %q, %q, %v; journaled %q, folder there: %v", entry, path, err, named, st.Exists(entry))
+	}
+	full := errors.New("journal: disk full")
+	entry, _, err = st.NewRunAfter("0a1b2c", func(e string) error { named = e; return full })
+	if !errors.Is(err, full) || entry != "" || st.Exists(named) {
+		t.Fatalf("with a failing journal: %q, %v; folder of %s there: %v", entry, err, named, st.Exists(named))
+	}
+}
