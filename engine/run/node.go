@@ -199,6 +199,11 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 		res.Began = start
 		result, res.Attempts, err = a.runKind(ctx, dec, entry, dir, resumed, log, adopted)
 		res.Duration = time.Since(start)
+		if result != nil && result.remote != nil && result.remote.Started.After(start) {
+			// A Slurm job's command began when the job left the queue: the
+			// wait before it is the node's turn, not its run.
+			res.Began = result.remote.Started
+		}
 		_ = log.Close()
 		if p := log.Problem(); p != nil {
 			res.LogErr = p
