@@ -88,7 +88,22 @@ variable "soc_version" {
 variable "sandbox_port" {
   type        = number
   default     = 8080
-  description = "Port of the SandboxFusion server, bound to 127.0.0.1."
+  description = "Port of the SandboxFusion server."
+}
+
+# kiln: the training run reaches the sandbox at this address. On one host it
+# stays on loopback; a Slurm job runs on a compute node, whose 127.0.0.1 is
+# not this host, so there the sandbox binds to an address of this host that
+# the compute nodes reach. It runs the code the model writes: give it an
+# address on the cluster's private network only.
+variable "sandbox_host" {
+  type        = string
+  default     = "127.0.0.1"
+  description = "Address the SandboxFusion server binds to and the training run reaches it at: 127.0.0.1 on one host; with train_executor = \"slurm\", this host's address on the cluster's private network."
+  validation {
+    condition     = var.train_executor == "local" || !contains(["127.0.0.1", "localhost", "::1"], var.sandbox_host)
+    error_message = "with train_executor = \"slurm\" the training job runs on a compute node, which cannot reach a sandbox on this host's loopback: set -var sandbox_host=ADDRESS, an address of this host on the cluster's private network."
+  }
 }
 
 variable "master_addr" {
@@ -157,7 +172,7 @@ variable "rl_total_steps" {
 
 locals {
   python      = "${python_env.retool.out}/bin/python"
-  sandbox_url = "http://127.0.0.1:${var.sandbox_port}"
+  sandbox_url = "http://${var.sandbox_host}:${var.sandbox_port}"
 }
 
 # ---------------------------------------------------------------- machine
@@ -452,11 +467,11 @@ exec "sandbox_tree" {
   EOT
 }
 
-# kiln: the code sandbox as a service, bound to 127.0.0.1. The readiness probe is SandboxFusion's
+# kiln: the code sandbox as a service, bound to var.sandbox_host. The readiness probe is SandboxFusion's
 # health check; the post-start check is the run book's quick check.
 service "sandbox" {
   dir     = exec.sandbox_tree.out
-  command = ["${python_env.sandbox.out}/bin/uvicorn", "sandbox.server.server:app", "--host", "127.0.0.1", "--port", "${var.sandbox_port}"]
+  command = ["${python_env.sandbox.out}/bin/uvicorn", "sandbox.server.server:app", "--host", var.sandbox_host, "--port", "${var.sandbox_port}"]
   url     = local.sandbox_url
   port    = var.sandbox_port
   env = {

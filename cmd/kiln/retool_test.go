@@ -145,6 +145,16 @@ func TestRetoolPipelinePlansWithoutNPUs(t *testing.T) {
 		t.Fatalf("kiln validate retool.hcl: exit %d\n%s%s", code, stdout, stderr)
 	}
 
+	// Under Slurm the training job runs on a compute node: a sandbox left on
+	// this host's loopback is refused at validate, with the way out.
+	slurm := append([]string{"validate", "-var", "train_executor=slurm"}, noNPU...)
+	if _, stderr, code := kilnRun(t, append(slurm, pipeline)...); code == 0 || !strings.Contains(stderr, "set -var sandbox_host=ADDRESS") {
+		t.Errorf("kiln validate -var train_executor=slurm with the sandbox on loopback: exit %d, want a refusal naming sandbox_host:\n%s", code, stderr)
+	}
+	if stdout, stderr, code := kilnRun(t, append(slurm, "-var", "sandbox_host=10.0.0.5", pipeline)...); code != 0 {
+		t.Errorf("kiln validate -var train_executor=slurm -var sandbox_host=10.0.0.5: exit %d\n%s%s", code, stdout, stderr)
+	}
+
 	m := planJSON(t, append(noNPU, pipeline)...)
 	blocked := map[string]string{}
 	for _, b := range m.Blocked {
