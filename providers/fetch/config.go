@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -55,40 +56,41 @@ func decodeConfig(v cty.Value) (*config, error) {
 	if !v.IsWhollyKnown() {
 		return nil, errors.New("configuration still holds unknown values at build time; this is a bug in the engine")
 	}
+	r := attr.Read(v)
 	c := &config{
-		url:          str(v, "url"),
-		checksum:     str(v, "checksum"),
-		filename:     str(v, "filename"),
+		url:          r.String("url"),
+		checksum:     r.String("checksum"),
+		filename:     r.String("filename"),
+		extract:      r.Bool("extract"),
 		stallTimeout: defaultStallTimeout,
-		headers:      map[string]string{},
+		headers:      r.StringMap("headers"),
 	}
+	stall := r.String("stall_timeout")
 	if c.checksum == "" {
-		c.checksum = str(v, lockedChecksumAttr)
+		c.checksum = r.String(lockedChecksumAttr)
 		c.locked = c.checksum != ""
 	}
-	if ex := attr(v, "extract"); !ex.IsNull() {
-		c.extract = ex.True()
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
-	if mb := attr(v, "max_bytes"); !mb.IsNull() {
+	if c.headers == nil {
+		c.headers = map[string]string{}
+	}
+	if mb := attr.Get(v, "max_bytes"); !mb.IsNull() {
 		n, err := wholeNumber(mb.AsBigFloat())
 		if err != nil {
 			return nil, fmt.Errorf("max_bytes: %w", err)
 		}
 		c.maxBytes = n
 	}
-	if st := str(v, "stall_timeout"); st != "" {
-		d, err := time.ParseDuration(st)
+	if stall != "" {
+		d, err := time.ParseDuration(stall)
 		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("stall_timeout %q is not a positive duration; write it like \"60s\" or \"5m\"", st)
+			return nil, fmt.Errorf("stall_timeout %q is not a positive duration; write it like \"60s\" or \"5m\"", stall)
 		}
 		c.stallTimeout = d
 	}
-	if h := attr(v, "headers"); !h.IsNull() {
-		for k, val := range h.AsValueMap() {
-			c.headers[k] = val.AsString()
-		}
-	}
-	if hf := attr(v, "huggingface"); !hf.IsNull() {
+	if hf := attr.Get(v, "huggingface"); !hf.IsNull() {
 		if err := c.decodeHuggingFace(hf); err != nil {
 			return nil, err
 		}
@@ -134,12 +136,17 @@ func (c *config) decodeHuggingFace(hf cty.Value) error {
 	if c.url != "" || (c.checksum != "" && !c.locked) || c.filename != "" || c.extract {
 		return errors.New("url, checksum, filename and extract apply to url downloads; a huggingface block is pinned by its revision — remove them or the huggingface block")
 	}
+	r := attr.ReadIn(hf, "huggingface ")
 	h := &hfConfig{
-		revision: str(hf, "revision"),
-		endpoint: strings.TrimRight(str(hf, "endpoint"), "/"),
-		tokenEnv: str(hf, "token_env"),
+		revision: r.String("revision"),
+		endpoint: strings.TrimRight(r.String("endpoint"), "/"),
+		tokenEnv: r.String("token_env"),
+		files:    r.Strings("files"),
 	}
-	repo := str(hf, "repo")
+	repo, hubKind := r.String("repo"), r.String("kind")
+	if err := r.Err(); err != nil {
+		return err
+	}
 	org, name, ok := strings.Cut(repo, "/")
 	if !ok || !repoPartRE.MatchString(org) || !repoPartRE.MatchString(name) || strings.Contains(name, "..") || strings.Contains(org, "..") {
 		return fmt.Errorf("huggingface repo %q must be ORG/NAME, e.g. \"Qwen/Qwen2.5-7B-Instruct\"", repo)
@@ -148,26 +155,18 @@ func (c *config) decodeHuggingFace(hf cty.Value) error {
 	if err := h.checkRevision(); err != nil {
 		return err
 	}
-	switch k := str(hf, "kind"); k {
+	switch hubKind {
 	case "", "model":
 	case "dataset":
 		h.dataset = true
 	default:
-		return fmt.Errorf("huggingface kind %q must be \"model\" or \"dataset\"", k)
+		return fmt.Errorf("huggingface kind %q must be \"model\" or \"dataset\"", hubKind)
 	}
 	if h.endpoint == "" {
 		h.endpoint = "https://huggingface.co"
 	}
 	if err := checkHTTPURL("huggingface endpoint", h.endpoint); err != nil {
 		return err
-	}
-	if fl := attr(hf, "files"); !fl.IsNull() {
-		for _, p := range fl.AsValueSlice() {
-			if p.IsNull() {
-				return errors.New("huggingface files holds a null pattern")
-			}
-			h.files = append(h.files, p.AsString())
-		}
 	}
 	for _, p := range h.files {
 		if _, err := compileGlob(p); err != nil {
@@ -234,13 +233,4 @@ func wholeNumber(f *big.Float) (int64, error) {
 		return 0, fmt.Errorf("%s is too large", f.Text('g', -1))
 	}
 	return n, nil
-}
-
-// str reads an optional string attribute; null is "".
-func str(obj cty.Value, name string) string {
-	v := attr(obj, name)
-	if v.IsNull() || !v.Type().Equals(cty.String) {
-		return ""
-	}
-	return v.AsString()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -83,14 +84,14 @@ func (f *Fetch) Exports(n *kind.Node) map[string]cty.Value {
 	if cfg.IsNull() || !cfg.IsKnown() || !cfg.Type().IsObjectType() {
 		return out
 	}
-	if hf := attr(cfg, "huggingface"); !hf.IsNull() {
-		if repo := attr(hf, "repo"); repo.IsKnown() && !repo.IsNull() {
+	if hf := attr.Get(cfg, "huggingface"); !hf.IsNull() {
+		if repo := attr.Get(hf, "repo"); repo.IsKnown() && !repo.IsNull() {
 			out["path"] = cty.StringVal(path.Join(n.Out, repo.AsString()))
 		}
 		return out
 	}
 	for _, name := range []string{"checksum", lockedChecksumAttr} {
-		if sum := attr(cfg, name); sum.IsKnown() && !sum.IsNull() {
+		if sum := attr.Get(cfg, name); sum.IsKnown() && !sum.IsNull() {
 			out["checksum"] = sum
 			break
 		}
@@ -104,7 +105,7 @@ func (f *Fetch) Exports(n *kind.Node) map[string]cty.Value {
 // plainPath is the exported path of a url download when the configuration
 // already says it: out itself when extracting, out/filename otherwise.
 func plainPath(n *kind.Node) (string, bool) {
-	ex, name := attr(n.Config, "extract"), attr(n.Config, "filename")
+	ex, name := attr.Get(n.Config, "extract"), attr.Get(n.Config, "filename")
 	if !ex.IsKnown() || !name.IsKnown() {
 		return "", false
 	}
@@ -112,7 +113,7 @@ func plainPath(n *kind.Node) (string, bool) {
 		return n.Out, true
 	}
 	if name.IsNull() {
-		u := attr(n.Config, "url")
+		u := attr.Get(n.Config, "url")
 		if !u.IsKnown() || u.IsNull() {
 			return "", false
 		}
@@ -163,12 +164,4 @@ func (f *Fetch) maxFiles() int {
 		return f.MaxFiles
 	}
 	return DefaultMaxFiles
-}
-
-// attr reads an attribute of an object value, null when absent.
-func attr(obj cty.Value, name string) cty.Value {
-	if obj.IsNull() || !obj.IsKnown() || !obj.Type().IsObjectType() || !obj.Type().HasAttribute(name) {
-		return cty.NullVal(cty.DynamicPseudoType)
-	}
-	return obj.GetAttr(name)
 }

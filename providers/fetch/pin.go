@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -55,11 +56,11 @@ func (f *Fetch) Pin(n *kind.Node, pins map[string]string) (cty.Value, error) {
 	if cfg.IsNull() || !cfg.IsKnown() || !cfg.Type().IsObjectType() {
 		return cfg, nil
 	}
-	if hf := attr(cfg, "huggingface"); !hf.IsNull() {
+	if hf := attr.Get(cfg, "huggingface"); !hf.IsNull() {
 		return pinRevision(n, cfg, hf, pins)
 	}
-	u := attr(cfg, "url")
-	if sum := attr(cfg, "checksum"); !sum.IsKnown() || !sum.IsNull() {
+	u := attr.Get(cfg, "url")
+	if sum := attr.Get(cfg, "checksum"); !sum.IsKnown() || !sum.IsNull() {
 		return cfg, nil
 	}
 	if !u.IsKnown() || u.IsNull() || pins["checksum"] == "" || pins["url"] != u.AsString() {
@@ -77,13 +78,15 @@ func (f *Fetch) Pin(n *kind.Node, pins map[string]string) (cty.Value, error) {
 // pinRevision sets the huggingface block's revision to the locked commit
 // when the block names the branch or tag and repo the pin was resolved from.
 func pinRevision(n *kind.Node, cfg, hf cty.Value, pins map[string]string) (cty.Value, error) {
-	rev := attr(hf, "revision")
+	rev := attr.Get(hf, "revision")
 	if !hf.IsWhollyKnown() || rev.IsNull() || commitRE.MatchString(rev.AsString()) || pins["revision"] == "" {
 		return cfg, nil
 	}
 	h := &hfConfig{revision: rev.AsString()}
-	org, name, _ := strings.Cut(str(hf, "repo"), "/")
-	h.org, h.name, h.dataset = org, name, str(hf, "kind") == "dataset"
+	repo, _ := attr.KnownString(hf, "repo")
+	hubKind, _ := attr.KnownString(hf, "kind")
+	org, name, _ := strings.Cut(repo, "/")
+	h.org, h.name, h.dataset = org, name, hubKind == "dataset"
 	if h.checkRevision() != nil || pins["ref"] != h.ref || pins["repo"] != h.pinRepo() {
 		return cfg, nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -62,10 +63,10 @@ func (r *Repo) Exports(n *kind.Node) map[string]cty.Value {
 		"commit": cty.UnknownVal(cty.String),
 		"url":    cty.UnknownVal(cty.String),
 	}
-	if s, ok := knownString(n.Config, "url"); ok {
+	if s, ok := attr.KnownString(n.Config, "url"); ok {
 		out["url"] = cty.StringVal(s)
 	}
-	if s, ok := knownString(n.Config, "commit"); ok {
+	if s, ok := attr.KnownString(n.Config, "commit"); ok {
 		if sha, err := checkCommit(s); err == nil {
 			out["commit"] = cty.StringVal(sha)
 		}
@@ -75,15 +76,10 @@ func (r *Repo) Exports(n *kind.Node) map[string]cty.Value {
 
 // KeyFiles are the patch files, whose contents enter the key.
 func (r *Repo) KeyFiles(n *kind.Node) []string {
-	v := objectAttr(n.Config, "patches")
-	if v.IsNull() || !v.IsKnown() || !v.CanIterateElements() {
-		return nil
-	}
 	var files []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		if e.IsKnown() && !e.IsNull() && e.Type().Equals(cty.String) && e.AsString() != "" {
-			files = append(files, e.AsString())
+	for _, p := range attr.KnownStrings(n.Config, "patches") {
+		if p != "" {
+			files = append(files, p)
 		}
 	}
 	return files
@@ -194,25 +190,4 @@ func (r *Repo) command(env []string, log io.Writer) (*gitCommand, error) {
 		grace = 5 * time.Second
 	}
 	return &gitCommand{path: path, env: env, log: log, grace: grace}, nil
-}
-
-// objectAttr returns v's attribute name, or a null value when v is not a
-// known object with that attribute.
-func objectAttr(v cty.Value, name string) cty.Value {
-	if v.Type() == cty.NilType {
-		return cty.NullVal(cty.DynamicPseudoType)
-	}
-	v, _ = v.UnmarkDeep()
-	if !v.IsKnown() || v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
-		return cty.NullVal(cty.DynamicPseudoType)
-	}
-	return v.GetAttr(name)
-}
-
-func knownString(v cty.Value, name string) (string, bool) {
-	a := objectAttr(v, name)
-	if !a.IsKnown() || a.IsNull() || !a.Type().Equals(cty.String) {
-		return "", false
-	}
-	return a.AsString(), true
 }

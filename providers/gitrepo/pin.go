@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -40,9 +41,9 @@ func (r *Repo) Pins(n *kind.Node, res *kind.Result) map[string]string {
 // pin resolved from another ref or url than the configuration's is ignored.
 func (r *Repo) Pin(n *kind.Node, pins map[string]string) (cty.Value, error) {
 	cfg := n.Config
-	ref, hasRef := knownString(cfg, "ref")
-	url, hasURL := knownString(cfg, "url")
-	if _, hasCommit := knownString(cfg, "commit"); hasCommit || !hasRef || !hasURL {
+	ref, hasRef := attr.KnownString(cfg, "ref")
+	url, hasURL := attr.KnownString(cfg, "url")
+	if _, hasCommit := attr.KnownString(cfg, "commit"); hasCommit || !hasRef || !hasURL {
 		return cfg, nil
 	}
 	if pins["commit"] == "" || pins["ref"] != ref || pins["url"] != url {

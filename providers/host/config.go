@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/kilnbuild/kiln/engine/proc"
 
 	"github.com/zclconf/go-cty/cty"
@@ -47,7 +48,7 @@ func decodeSources(v cty.Value, root string) (sources, error) {
 		"firmware_info": &src.FirmwareInfo,
 		"cann_info":     &src.CANNInfo,
 	} {
-		s, ok, err := stringAttr(v, name)
+		s, ok, err := attr.String(v, name)
 		if err != nil {
 			return sources{}, err
 		}
@@ -65,10 +66,7 @@ func decodeSources(v cty.Value, root string) (sources, error) {
 
 func decodeRequirements(v cty.Value, root string) (requirements, error) {
 	r := requirements{NPUs: -1}
-	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute("require") {
-		return r, nil
-	}
-	req := v.GetAttr("require")
+	req := attr.Get(v, "require")
 	if req.IsNull() {
 		return r, nil
 	}
@@ -92,44 +90,21 @@ func decodeRequirements(v cty.Value, root string) (requirements, error) {
 		}
 	}
 	for name, dst := range map[string]*string{"cann": &r.CANN, "arch": &r.Arch, "driver": &r.Driver, "firmware": &r.Firmware} {
-		s, _, err := stringAttr(req, name)
+		s, _, err := attr.String(req, name)
 		if err != nil {
 			return r, err
 		}
 		*dst = s
 	}
-	if req.Type().IsObjectType() && req.Type().HasAttribute("files") {
-		files := req.GetAttr("files")
-		switch {
-		case !files.IsWhollyKnown():
-			return r, errUnknown
-		case !files.IsNull():
-			for it := files.ElementIterator(); it.Next(); {
-				_, f := it.Element()
-				if f.IsNull() || f.AsString() == "" {
-					return r, errors.New("require.files holds an empty path")
-				}
-				r.Files = append(r.Files, resolve(root, proc.ExpandArch(f.AsString())))
-			}
+	files, err := attr.Strings(req, "files")
+	if err != nil {
+		return r, err
+	}
+	for _, f := range files {
+		if f == "" {
+			return r, errors.New("require.files holds an empty path")
 		}
+		r.Files = append(r.Files, resolve(root, proc.ExpandArch(f)))
 	}
 	return r, nil
-}
-
-// stringAttr returns v.name; ok is false when it is absent or null, and err
-// is errUnknown when it is not yet known.
-func stringAttr(v cty.Value, name string) (string, bool, error) {
-	if v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
-		return "", false, nil
-	}
-	a := v.GetAttr(name)
-	switch {
-	case !a.IsKnown():
-		return "", false, errUnknown
-	case a.IsNull():
-		return "", false, nil
-	case a.Type() != cty.String:
-		return "", false, fmt.Errorf("%s must be a string", name)
-	}
-	return a.AsString(), true, nil
 }

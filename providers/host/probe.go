@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 )
 
 // Probe reads the machine's facts and checks the requirements. It fails only
 // on a configuration error, never because the machine lacks something.
 func (h *Host) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*kind.Probe, error) {
 	src, req, err := decode(n)
-	if errors.Is(err, errUnknown) {
+	if errors.Is(err, errUnknown) || errors.Is(err, attr.ErrUnknown) {
 		return &kind.Probe{Facts: map[string]string{"probe": "deferred: " + errUnknown.Error()}}, nil
 	}
 	if err != nil {

@@ -2,8 +2,10 @@ package pyenv
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -41,16 +43,16 @@ var (
 // decodeConfig reads the decoded block. Every value must be known: Build
 // runs after the engine evaluated the node against its upstream results.
 func decodeConfig(v cty.Value) (config, error) {
-	r := reader{obj: v}
+	r := attr.Read(v)
 	c := config{
-		Python:         r.str("python"),
-		IndexURL:       r.str("index_url"),
-		ExtraIndexURLs: r.strs("extra_index_urls"),
-		FindLinks:      r.strs("find_links"),
-		NoIndex:        r.boolean("no_index"),
-		Constraints:    r.strs("constraints"),
-		Absent:         r.strs("absent"),
-		PipCheck:       r.str("pip_check"),
+		Python:         r.String("python"),
+		IndexURL:       r.String("index_url"),
+		ExtraIndexURLs: r.Strings("extra_index_urls"),
+		FindLinks:      r.Strings("find_links"),
+		NoIndex:        r.Bool("no_index"),
+		Constraints:    r.Strings("constraints"),
+		Absent:         r.Strings("absent"),
+		PipCheck:       r.String("pip_check"),
 	}
 	if c.Python == "" {
 		c.Python = "python3"
@@ -58,28 +60,28 @@ func decodeConfig(v cty.Value) (config, error) {
 	if c.PipCheck == "" {
 		c.PipCheck = "error"
 	}
-	for i, b := range r.blocks("install") {
-		sr := reader{obj: b, prefix: fmt.Sprintf("install block %d: ", i+1)}
+	for i, b := range attr.Blocks(v, "install") {
+		sr := attr.ReadIn(b, fmt.Sprintf("install block %d: ", i+1))
 		c.Steps = append(c.Steps, step{
-			Requirements:     sr.strs("requirements"),
-			Packages:         sr.strs("packages"),
-			Editable:         sr.strs("editable"),
-			Wheels:           sr.strs("wheels"),
-			NoDeps:           sr.boolean("no_deps"),
-			NoBuildIsolation: sr.boolean("no_build_isolation"),
-			Env:              sr.strMap("env"),
-			ExtraArgs:        sr.strs("extra_args"),
-			Uninstall:        sr.strs("uninstall"),
+			Requirements:     sr.Strings("requirements"),
+			Packages:         sr.Strings("packages"),
+			Editable:         sr.Strings("editable"),
+			Wheels:           sr.Strings("wheels"),
+			NoDeps:           sr.Bool("no_deps"),
+			NoBuildIsolation: sr.Bool("no_build_isolation"),
+			Env:              sortedPairs(sr.StringMap("env")),
+			ExtraArgs:        sr.Strings("extra_args"),
+			Uninstall:        sr.Strings("uninstall"),
 		})
-		if sr.err != nil {
-			return config{}, sr.err
+		if err := sr.Err(); err != nil {
+			return config{}, err
 		}
 		if st := c.Steps[len(c.Steps)-1]; len(st.Uninstall) > 0 && (len(st.Requirements)+len(st.Packages)+len(st.Editable)+len(st.Wheels)+len(st.ExtraArgs) > 0 || st.NoDeps || st.NoBuildIsolation) {
 			return config{}, fmt.Errorf("install block %d: a step that uninstalls does nothing else: move requirements, packages, editable, wheels and their options to another install block", i+1)
 		}
 	}
-	if r.err != nil {
-		return config{}, r.err
+	if err := r.Err(); err != nil {
+		return config{}, err
 	}
 	valid := false
 	for _, m := range pipCheckModes {
@@ -91,83 +93,11 @@ func decodeConfig(v cty.Value) (config, error) {
 	return c, nil
 }
 
-// reader takes attributes out of a cty object and remembers the first
-// problem, so decoding reads as a list of fields.
-type reader struct {
-	obj    cty.Value
-	prefix string
-	err    error
-}
-
-func (r *reader) attr(name string) cty.Value {
-	if r.err != nil || r.obj.IsNull() || !r.obj.Type().IsObjectType() || !r.obj.Type().HasAttribute(name) {
-		return cty.NullVal(cty.DynamicPseudoType)
-	}
-	v := r.obj.GetAttr(name)
-	if !v.IsWhollyKnown() {
-		r.err = fmt.Errorf("%s%s is not known yet; it must not depend on values only a later build produces", r.prefix, name)
-		return cty.NullVal(cty.DynamicPseudoType)
-	}
-	return v
-}
-
-func (r *reader) str(name string) string {
-	v := r.attr(name)
-	if v.IsNull() || v.Type() != cty.String {
-		return ""
-	}
-	return v.AsString()
-}
-
-func (r *reader) boolean(name string) bool {
-	v := r.attr(name)
-	return !v.IsNull() && v.Type() == cty.Bool && v.True()
-}
-
-func (r *reader) strs(name string) []string {
-	v := r.attr(name)
-	if v.IsNull() || !v.CanIterateElements() {
-		return nil
-	}
-	var out []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		if e.IsNull() || e.Type() != cty.String {
-			r.err = fmt.Errorf("%s%s: every element must be a string", r.prefix, name)
-			return nil
-		}
-		out = append(out, e.AsString())
-	}
-	return out
-}
-
-func (r *reader) strMap(name string) [][2]string {
-	v := r.attr(name)
-	if v.IsNull() || !v.CanIterateElements() {
-		return nil
-	}
+// sortedPairs are a map's entries as name/value pairs, sorted by name.
+func sortedPairs(m map[string]string) [][2]string {
 	var out [][2]string
-	for it := v.ElementIterator(); it.Next(); {
-		k, e := it.Element()
-		if e.IsNull() || e.Type() != cty.String {
-			r.err = fmt.Errorf("%s%s[%q]: must be a string", r.prefix, name, k.AsString())
-			return nil
-		}
-		out = append(out, [2]string{k.AsString(), e.AsString()})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
-	return out
-}
-
-func (r *reader) blocks(name string) []cty.Value {
-	v := r.attr(name)
-	if v.IsNull() || !v.CanIterateElements() {
-		return nil
-	}
-	var out []cty.Value
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		out = append(out, e)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, [2]string{k, m[k]})
 	}
 	return out
 }

@@ -10,6 +10,7 @@
 package attr
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"time"
@@ -17,10 +18,21 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Get returns obj's attribute name, or a null value when obj is null,
-// unknown, not an object, or has no such attribute. Marks are kept.
+// ErrUnknown is wrapped by the error of a read whose value is not known yet
+// (it comes from a node that has not been built): at plan time a kind
+// defers what needs it.
+var ErrUnknown = errors.New("not known yet")
+
+// Get returns obj's attribute name: a null value when obj is null, not an
+// object, or has no such attribute; an unknown one when obj is unknown.
+// Marks are kept.
 func Get(obj cty.Value, name string) cty.Value {
-	if obj.Type() == cty.NilType || !obj.IsKnown() || obj.IsNull() || !obj.Type().IsObjectType() || !obj.Type().HasAttribute(name) {
+	switch {
+	case obj.Type() == cty.NilType || obj.IsNull():
+		return cty.NullVal(cty.DynamicPseudoType)
+	case !obj.IsKnown():
+		return cty.DynamicVal
+	case !obj.Type().IsObjectType() || !obj.Type().HasAttribute(name):
 		return cty.NullVal(cty.DynamicPseudoType)
 	}
 	return obj.GetAttr(name)
@@ -32,7 +44,7 @@ func Get(obj cty.Value, name string) cty.Value {
 func value(obj cty.Value, name, want string, accept func(cty.Type) bool) (v cty.Value, set bool, err error) {
 	v = Get(obj, name)
 	if !v.IsWhollyKnown() {
-		return cty.NilVal, false, fmt.Errorf("%s is not known yet: it must not depend on values only a later build produces", name)
+		return cty.NilVal, false, fmt.Errorf("%s is %w: it must not depend on values only a later build produces", name, ErrUnknown)
 	}
 	if v, _ = v.UnmarkDeep(); v.IsNull() {
 		return v, false, nil
@@ -124,7 +136,7 @@ func StringMap(obj cty.Value, name string) (map[string]string, error) {
 // Blocks returns the elements of a nested block list or set; absent or
 // null is nil.
 func Blocks(obj cty.Value, name string) []cty.Value {
-	v := Get(obj, name)
+	v, _ := Get(obj, name).Unmark()
 	if v.IsNull() || !v.IsKnown() || !v.CanIterateElements() {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package attr
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,10 @@ func TestKnown(t *testing.T) {
 	if s, ok := KnownString(cty.UnknownVal(cty.DynamicPseudoType), "name"); s != "" || ok {
 		t.Error("KnownString of an unknown object said it is known")
 	}
+	marked := cty.ObjectVal(map[string]cty.Value{"l": cty.ListVal([]cty.Value{cty.StringVal("x").Mark("m")}).Mark("m")})
+	if got := KnownStrings(marked, "l"); !cmp.Equal(got, []string{"x"}) {
+		t.Errorf("KnownStrings of a marked list = %v", got)
+	}
 	if got := KnownStrings(obj, "partly"); !cmp.Equal(got, []string{"a"}) {
 		t.Errorf("KnownStrings(partly) = %v, want the known element", got)
 	}
@@ -140,5 +145,21 @@ func TestReaderKeepsTheFirstError(t *testing.T) {
 	ok.Duration("timeout", 0)
 	if err := ok.Err(); err != nil {
 		t.Errorf("Err after good reads = %v", err)
+	}
+}
+
+// Get of an unknown object is unknown, of a null one or a missing
+// attribute null.
+func TestGet(t *testing.T) {
+	if v := Get(cty.UnknownVal(obj.Type()), "name"); v.IsKnown() {
+		t.Errorf("Get of an unknown object = %#v, want unknown", v)
+	}
+	for _, o := range []cty.Value{cty.NullVal(obj.Type()), cty.NilVal, cty.StringVal("not an object"), obj} {
+		if v := Get(o, "absent"); !v.IsNull() {
+			t.Errorf("Get(%#v, absent) = %#v, want null", o, v)
+		}
+	}
+	if _, _, err := String(cty.UnknownVal(obj.Type()), "name"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("String of an unknown object: %v, want ErrUnknown", err)
 	}
 }
