@@ -124,7 +124,7 @@ func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.Cach
 			host = found[i].Host
 		}
 		d.Action = plan.Fetch
-		d.Reasons = []plan.Reason{{Kind: "cache", Subject: o.Client.URL(), Detail: cacheDetail(d, host)}}
+		d.Reasons = []plan.Reason{{Kind: plan.ReasonCache, Subject: o.Client.URL(), Detail: cacheDetail(d, host)}}
 	}
 	if down != nil {
 		return hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "Remote cache unreachable", Detail: fmt.Sprintf("%v; the plan assumes every node builds here.", down)}}
@@ -174,6 +174,6 @@ func (w *Workspace) annotateSlurm(ctx context.Context, pl *plan.Plan) {
 		} else if s, ok := states[f.job.ID]; ok {
 			st = s.String()
 		}
-		f.d.Reasons = append([]plan.Reason{{Kind: "slurm_job", Subject: f.job.ID, Detail: " (" + st + ")"}}, f.d.Reasons...)
+		f.d.Reasons = append([]plan.Reason{{Kind: plan.ReasonSlurmJob, Subject: f.job.ID, Detail: " (" + st + ")"}}, f.d.Reasons...)
 	}
 }

@@ -47,8 +47,8 @@ func (a Action) Runs() bool { return a == Create || a == Rebuild || a == Repair 
 
 // Reason explains one cause of an action.
 type Reason struct {
-	Kind    string `json:"kind"`              // new, attribute, input, upstream, env, fact, kind, failed, replace, always_run, drift, resume, upstream_runs, upstream_also_runs, service, dynamic, cache, slurm_job, unpinned, from, temp, protected
-	Subject string `json:"subject,omitempty"` // the attribute, file, node, variable or fact
+	Kind    ReasonKind `json:"kind"`              // one of the Reason* constants
+	Subject string     `json:"subject,omitempty"` // the attribute, file, node, variable or fact
 	// Path is where inside a structured attribute value the change is
 	// (featurize.max_features), when the value is compared path by path.
 	Path   string `json:"path,omitempty"`
@@ -59,14 +59,14 @@ type Reason struct {
 
 func (r Reason) String() string {
 	switch r.Kind {
-	case "new":
+	case ReasonNew:
 		return "never built"
-	case "attribute":
+	case ReasonAttribute:
 		if r.Path != "" {
 			return "attribute " + r.Subject + " changed: " + r.Path + ": " + r.Old + " → " + r.New
 		}
 		return "attribute " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case "file_read":
+	case ReasonFileRead:
 		switch {
 		case r.Old == "":
 			return "now reads file " + r.Subject
@@ -74,77 +74,80 @@ func (r Reason) String() string {
 			return "no longer reads file " + r.Subject
 		}
 		return "file " + r.Subject + ", read by the configuration, changed: " + r.Old + " → " + r.New
-	case "pin":
+	case ReasonPin:
 		return "pin " + r.Subject + " in kiln.lock.hcl changed: " + r.Old + " → " + r.New
-	case "input":
+	case ReasonInput:
 		return "input " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case "input_added":
+	case ReasonInputAdded:
 		return "input " + r.Subject + " added"
-	case "input_removed":
+	case ReasonInputRemoved:
 		return "input " + r.Subject + " removed"
-	case "upstream":
+	case ReasonUpstream:
 		return "upstream " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case "upstream_added":
+	case ReasonUpstreamAdded:
 		return "now depends on " + r.Subject
-	case "upstream_removed":
+	case ReasonUpstreamRemoved:
 		return "no longer depends on " + r.Subject
-	case "upstream_runs":
+	case ReasonUpstreamRuns:
 		return "upstream " + r.Subject + " will run; decided once its digest is known"
-	case "upstream_also_runs":
+	case ReasonUpstreamAlsoRuns:
 		return "and upstream " + r.Subject + " will run"
-	case "env":
+	case ReasonEnv:
 		return "environment variable " + r.Subject + " changed"
-	case "fact":
+	case ReasonFact:
 		return r.Subject + " changed: " + r.Old + " → " + r.New
-	case "program":
+	case ReasonProgram:
 		return "program " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case "kind":
+	case ReasonNodeKind:
 		return "kind " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case "format":
+	case ReasonFormat:
 		return "kiln's key format changed: " + r.Old + " → " + r.New
-	case "failed":
+	case ReasonFailed:
 		return "failed last time: " + r.Detail
-	case "replace":
+	case ReasonReplace:
 		return "replacement requested with -replace"
-	case "always_run":
+	case ReasonAlwaysRun:
 		return "always_run is set"
-	case "drift":
+	case ReasonDrift:
 		return "outputs changed outside kiln: " + r.Detail
-	case "resume":
+	case ReasonResume:
 		return "an interrupted run with the same key is resumed"
-	case "restore":
+	case ReasonRestore:
 		return "an earlier result with this key is in the store"
-	case "service":
+	case ReasonService:
 		return r.Detail
-	case "blocked":
-		return "cannot run here: " + r.Detail
-	case "from":
+	case ReasonFrom:
 		if r.Old == "" {
 			return "made from " + r.Subject + " now"
 		}
 		return "the file it is made from changed: " + r.Subject + " " + r.Old + " → " + r.New
-	case "temp":
+	case ReasonTemp:
 		if r.Detail == "maybe" {
 			return "temp: its result was removed after use; rebuilt if " + r.Subject + " runs"
 		}
 		return "temp: its result was removed after use; " + r.Subject + " needs it"
-	case "protected":
+	case ReasonProtected:
 		return "protected: this would replace its result; kiln apply refuses unless -replace '" + r.Subject + "' is given"
-	case "dynamic":
+	case ReasonKey:
+		if r.Detail == "" {
+			return "key changed"
+		}
+		return r.Detail
+	case ReasonDynamic:
 		s := "its instances are known once " + r.Subject + " has run"
 		if r.Detail != "" {
 			s += " (" + r.Detail + ")"
 		}
 		return s
-	case "cache":
+	case ReasonCache:
 		return "a result with this key is in the remote cache " + r.Subject + r.Detail
-	case "slurm_job":
+	case ReasonSlurmJob:
 		return "running as Slurm job " + r.Subject + r.Detail + "; apply waits for it instead of submitting it again"
-	case "unpinned":
+	case ReasonUnpinned:
 		return "not pinned: " + r.Detail
 	}
 	if r.Detail != "" {
 		return r.Detail
 	}
-	return r.Kind + " " + r.Subject
+	return string(r.Kind) + " " + r.Subject
 }

@@ -206,10 +206,10 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 // (its inputs changed), but cannot until the file is there.
 func (d *Decider) decideMissing(dec *Decision, missing *MissingInputError) {
 	dec.Action = Create
-	dec.Reasons = []Reason{{Kind: "new"}}
+	dec.Reasons = []Reason{{Kind: ReasonNew}}
 	if dec.Record.Good() {
 		dec.Action = Rebuild
-		dec.Reasons = []Reason{{Kind: "input_removed", Subject: missing.Pattern}}
+		dec.Reasons = []Reason{{Kind: ReasonInputRemoved, Subject: missing.Pattern}}
 	}
 	if dec.Blocked == "" {
 		dec.Blocked = missing.Error()
@@ -230,7 +230,7 @@ func noteUnpinned(dec *Decision) {
 		return
 	}
 	if what := u.Unpinned(dec.KindNode); what != "" {
-		dec.Reasons = append(dec.Reasons, Reason{Kind: "unpinned", Detail: what})
+		dec.Reasons = append(dec.Reasons, Reason{Kind: ReasonUnpinned, Detail: what})
 	}
 }
 
@@ -297,7 +297,7 @@ func (d *Decider) decideWaiting(dec *Decision, pending []addr.Node) {
 	}
 	if !rec.Good() {
 		dec.Action = Create
-		dec.Reasons = []Reason{{Kind: "new"}}
+		dec.Reasons = []Reason{{Kind: ReasonNew}}
 		if run == Start {
 			dec.Action = Start
 		}
@@ -305,18 +305,18 @@ func (d *Decider) decideWaiting(dec *Decision, pending []addr.Node) {
 	}
 	var also []Reason
 	for _, a := range pending {
-		also = append(also, Reason{Kind: "upstream_runs", Subject: a.String()})
+		also = append(also, Reason{Kind: ReasonUpstreamRuns, Subject: a.String()})
 	}
 	own := OwnChanges(rec.KeyLines, dec.KeyLines, dec.Waiting)
 	if d.Replace[dec.Node.Addr] {
-		own = []Reason{{Kind: "replace"}}
+		own = []Reason{{Kind: ReasonReplace}}
 	}
 	if len(own) == 0 {
 		dec.Action, dec.Reasons = Maybe, also
 		return
 	}
 	for i := range also {
-		also[i].Kind = "upstream_also_runs"
+		also[i].Kind = ReasonUpstreamAlsoRuns
 	}
 	dec.Action, dec.Reasons = run, append(own, also...)
 }
@@ -356,15 +356,15 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 	switch {
 	case d.Replaced(n):
 		dec.Action = run
-		dec.Reasons = []Reason{{Kind: "replace"}}
+		dec.Reasons = []Reason{{Kind: ReasonReplace}}
 		return
 	case rec.Good() && rec.Key == dec.Key:
 		if n.Meta.AlwaysRun {
-			dec.Action, dec.Reasons = run, []Reason{{Kind: "always_run"}}
+			dec.Action, dec.Reasons = run, []Reason{{Kind: ReasonAlwaysRun}}
 			return
 		}
 		if dec.Probe != nil && dec.Probe.Down != "" {
-			dec.Action, dec.Reasons = Start, []Reason{{Kind: "service", Detail: dec.Probe.Down}}
+			dec.Action, dec.Reasons = Start, []Reason{{Kind: ReasonService, Detail: dec.Probe.Down}}
 			return
 		}
 		if tempRemoved(dec) {
@@ -376,10 +376,10 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 				// The result is intact; only its stable path is gone or
 				// moved: point it back, without running.
 				dec.Action, dec.Restore = Restore, rec
-				dec.Reasons = []Reason{{Kind: "drift", Detail: drift + "; the result is intact and is linked again"}}
+				dec.Reasons = []Reason{{Kind: ReasonDrift, Detail: drift + "; the result is intact and is linked again"}}
 				return
 			}
-			dec.Action, dec.Reasons = Repair, []Reason{{Kind: "drift", Detail: drift}}
+			dec.Action, dec.Reasons = Repair, []Reason{{Kind: ReasonDrift, Detail: drift}}
 			if service {
 				dec.Action = Start
 			}
@@ -391,7 +391,7 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 	if !service {
 		if r := d.Records.Stored(dec.Key); r != nil && d.restorable(r) {
 			dec.Action, dec.Restore = Restore, r
-			dec.Reasons = []Reason{{Kind: "restore"}}
+			dec.Reasons = []Reason{{Kind: ReasonRestore}}
 			if rec.Good() {
 				dec.Reasons = append(dec.Reasons, DiffKeyLines(rec.KeyLines, dec.KeyLines)...)
 			}
@@ -404,19 +404,19 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 		if service {
 			dec.Action = Start
 		}
-		dec.Reasons = []Reason{{Kind: "new"}}
+		dec.Reasons = []Reason{{Kind: ReasonNew}}
 		if rec != nil && rec.Failure != nil {
-			dec.Reasons = append(dec.Reasons, Reason{Kind: "failed", Detail: firstLine(rec.Failure.Error)})
+			dec.Reasons = append(dec.Reasons, Reason{Kind: ReasonFailed, Detail: firstLine(rec.Failure.Error)})
 		}
 	default:
 		dec.Action = run
 		dec.Reasons = DiffKeyLines(rec.KeyLines, dec.KeyLines)
 		if len(dec.Reasons) == 0 {
-			dec.Reasons = []Reason{{Kind: "key", Detail: "key changed"}}
+			dec.Reasons = []Reason{{Kind: ReasonKey, Detail: "key changed"}}
 		}
 	}
 	if !service && n.Meta.Resumable && ResumeEntry(rec, dec.Key, d.Store) != "" {
-		dec.Reasons = append([]Reason{{Kind: "resume"}}, dec.Reasons...)
+		dec.Reasons = append([]Reason{{Kind: ReasonResume}}, dec.Reasons...)
 	}
 }
 

@@ -89,17 +89,17 @@ func DiffKeyLines(old, cur []string) []Reason {
 		r := lineReason(label, subject, before[id], "", true)
 		switch label {
 		case "input", "file":
-			r = Reason{Kind: "input_removed", Subject: subject}
+			r = Reason{Kind: ReasonInputRemoved, Subject: subject}
 		case "dep":
-			r = Reason{Kind: "upstream_removed", Subject: subject}
+			r = Reason{Kind: ReasonUpstreamRemoved, Subject: subject}
 		case "attr":
-			r = Reason{Kind: "attribute", Subject: subject, Old: Clip(before[id]), New: "(unset)"}
+			r = Reason{Kind: ReasonAttribute, Subject: subject, Old: Clip(before[id]), New: "(unset)"}
 		case "read":
-			r = Reason{Kind: "file_read", Subject: subject, Old: short(before[id])}
+			r = Reason{Kind: ReasonFileRead, Subject: subject, Old: short(before[id])}
 		case "pin":
-			r = Reason{Kind: "pin", Subject: subject, Old: before[id], New: "(none)"}
+			r = Reason{Kind: ReasonPin, Subject: subject, Old: before[id], New: "(none)"}
 		case "program":
-			r = Reason{Kind: "program", Subject: subject, Old: programText(before[id]), New: "(none: a shell string)"}
+			r = Reason{Kind: ReasonProgram, Subject: subject, Old: programText(before[id]), New: "(none: a shell string)"}
 		}
 		reasons = append(reasons, r)
 	}
@@ -110,50 +110,51 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 	switch label {
 	case "attr":
 		if !existed {
-			return Reason{Kind: "attribute", Subject: subject, Old: "(unset)", New: Clip(cur)}
+			return Reason{Kind: ReasonAttribute, Subject: subject, Old: "(unset)", New: Clip(cur)}
 		}
 		o, c := Excerpt(old, cur)
-		return Reason{Kind: "attribute", Subject: subject, Old: o, New: c}
+		return Reason{Kind: ReasonAttribute, Subject: subject, Old: o, New: c}
 	case "input", "file":
 		if !existed {
-			return Reason{Kind: "input_added", Subject: subject}
+			return Reason{Kind: ReasonInputAdded, Subject: subject}
 		}
-		return Reason{Kind: "input", Subject: subject, Old: short(old), New: short(cur)}
+		return Reason{Kind: ReasonInput, Subject: subject, Old: short(old), New: short(cur)}
 	case "dep":
 		if !existed {
-			return Reason{Kind: "upstream_added", Subject: subject}
+			return Reason{Kind: ReasonUpstreamAdded, Subject: subject}
 		}
-		return Reason{Kind: "upstream", Subject: subject, Old: short(old), New: short(cur)}
+		return Reason{Kind: ReasonUpstream, Subject: subject, Old: short(old), New: short(cur)}
 	case "from":
 		if !existed {
-			return Reason{Kind: "from", Subject: subject, New: short(cur)}
+			return Reason{Kind: ReasonFrom, Subject: subject, New: short(cur)}
 		}
-		return Reason{Kind: "from", Subject: subject, Old: short(old), New: short(cur)}
+		return Reason{Kind: ReasonFrom, Subject: subject, Old: short(old), New: short(cur)}
 	case "fact":
-		return Reason{Kind: "fact", Subject: subject, Old: old, New: cur}
+		return Reason{Kind: ReasonFact, Subject: subject, Old: old, New: cur}
 	case "env":
-		return Reason{Kind: "env", Subject: subject}
+		return Reason{Kind: ReasonEnv, Subject: subject}
 	case "read":
 		if !existed {
-			return Reason{Kind: "file_read", Subject: subject, New: short(cur)}
+			return Reason{Kind: ReasonFileRead, Subject: subject, New: short(cur)}
 		}
-		return Reason{Kind: "file_read", Subject: subject, Old: short(old), New: short(cur)}
+		return Reason{Kind: ReasonFileRead, Subject: subject, Old: short(old), New: short(cur)}
 	case "pin":
 		if !existed {
 			old = "(none)"
 		}
-		return Reason{Kind: "pin", Subject: subject, Old: old, New: cur}
+		return Reason{Kind: ReasonPin, Subject: subject, Old: old, New: cur}
 	case "program":
 		if !existed {
-			return Reason{Kind: "program", Subject: subject, Old: "(not keyed)", New: programText(cur)}
+			return Reason{Kind: ReasonProgram, Subject: subject, Old: "(not keyed)", New: programText(cur)}
 		}
-		return Reason{Kind: "program", Subject: subject, Old: programText(old), New: programText(cur)}
+		return Reason{Kind: ReasonProgram, Subject: subject, Old: programText(old), New: programText(cur)}
 	case "kind":
-		return Reason{Kind: "kind", Subject: subject, Old: old, New: cur}
+		return Reason{Kind: ReasonNodeKind, Subject: subject, Old: old, New: cur}
 	case "format":
-		return Reason{Kind: "format", Old: old, New: cur}
+		return Reason{Kind: ReasonFormat, Old: old, New: cur}
 	}
-	return Reason{Kind: label, Detail: label + " changed"}
+	// A line kiln no longer writes, in a record an older kiln made.
+	return Reason{Kind: ReasonKey, Detail: label + " changed"}
 }
 
 // programText shows a program line's value: the path, and a short digest

@@ -78,7 +78,7 @@ func (d *Decider) deferred(ph *config.Node, after []addr.Node) *Decision {
 	if last > 0 {
 		detail = human.Count(last, "instance") + " last time"
 	}
-	dec.Reasons = []Reason{{Kind: "dynamic", Subject: strings.Join(names, ", "), Detail: detail}}
+	dec.Reasons = []Reason{{Kind: ReasonDynamic, Subject: strings.Join(names, ", "), Detail: detail}}
 	return dec
 }
 

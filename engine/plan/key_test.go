@@ -149,7 +149,7 @@ func TestKeyChangesWithEachInfluence(t *testing.T) {
 			}
 			var changed []string
 			for _, r := range DiffKeyLines(base.KeyLines, got.KeyLines) {
-				changed = append(changed, r.Kind+" "+r.Subject)
+				changed = append(changed, string(r.Kind)+" "+r.Subject)
 			}
 			want := map[string]string{
 				"attr command":        "attribute command",

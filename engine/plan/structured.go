@@ -50,7 +50,7 @@ func structuredReasons(subject, old, cur string) []Reason {
 	}
 	out := make([]Reason, len(paths))
 	for i, p := range paths {
-		out[i] = Reason{Kind: "attribute", Subject: subject, Path: p.path, Old: Clip(p.old), New: Clip(p.new)}
+		out[i] = Reason{Kind: ReasonAttribute, Subject: subject, Path: p.path, Old: Clip(p.old), New: Clip(p.new)}
 	}
 	return out
 }

@@ -46,7 +46,7 @@ func (d *Decider) protect(dec *Decision) {
 		return
 	}
 	dec.Protected = true
-	dec.Reasons = append(dec.Reasons, Reason{Kind: "protected", Subject: n.Addr.String()})
+	dec.Reasons = append(dec.Reasons, Reason{Kind: ReasonProtected, Subject: n.Addr.String()})
 }
 
 // neededTemps settles the temp nodes whose results were removed: one that a
@@ -80,11 +80,11 @@ func (d *Decider) neededTemps(pl *Plan) {
 			case dep.Action == Maybe:
 				if t.Action == NoOp {
 					t.Action = Maybe
-					t.Reasons = []Reason{{Kind: "temp", Subject: dep.Node.Addr.String(), Detail: "maybe"}}
+					t.Reasons = []Reason{{Kind: ReasonTemp, Subject: dep.Node.Addr.String(), Detail: "maybe"}}
 				}
 			default:
 				t.Action = Rebuild
-				t.Reasons = []Reason{{Kind: "temp", Subject: dep.Node.Addr.String()}}
+				t.Reasons = []Reason{{Kind: ReasonTemp, Subject: dep.Node.Addr.String()}}
 			}
 		}
 	}

@@ -96,7 +96,7 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 		}
 		for _, r := range d.Reasons {
 			c.Reasons = append(c.Reasons, r.JSON())
-			if r.Kind == "resume" {
+			if r.Kind == plan.ReasonResume {
 				c.Resume = true
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/human"
+	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/review"
 )
 
@@ -139,13 +140,13 @@ func mdList(w io.Writer, title string, nodes []review.Node) {
 }
 
 // mdChange names what changed in the table's change column.
-func mdChange(kind, subject, message string) string {
+func mdChange(kind plan.ReasonKind, subject, message string) string {
 	switch kind {
-	case "attribute":
+	case plan.ReasonAttribute:
 		return "attribute " + MarkdownCode(subject)
-	case "input":
+	case plan.ReasonInput:
 		return "input " + MarkdownCode(subject)
-	case "upstream":
+	case plan.ReasonUpstream:
 		return "upstream " + MarkdownCode(subject)
 	}
 	return MarkdownText(message)

@@ -197,7 +197,7 @@ func (a *Applier) fetch(ctx context.Context, dec *plan.Decision) (NodeResult, bo
 	if err != nil {
 		return res, false
 	}
-	reasons := []plan.Reason{{Kind: "cache", Subject: a.cache.opts.Client.URL(), Detail: producedElsewhere(n, rec.Host)}}
+	reasons := []plan.Reason{{Kind: plan.ReasonCache, Subject: a.cache.opts.Client.URL(), Detail: producedElsewhere(n, rec.Host)}}
 	a.Options.Hooks.Running(n.Addr, plan.Fetch, reasons)
 	var total int64
 	for _, f := range rec.Files {

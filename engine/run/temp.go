@@ -131,7 +131,7 @@ func (a *Applier) rebuildTemp(ctx context.Context, t, need addr.Node) error {
 	if dec.Action == plan.NoOp {
 		// Up to date, but not in the store: built again under its key.
 		dec.Action, dec.TempRemoved = plan.Rebuild, false
-		dec.Reasons = []plan.Reason{{Kind: "temp", Subject: need.String()}}
+		dec.Reasons = []plan.Reason{{Kind: plan.ReasonTemp, Subject: need.String()}}
 	}
 	res := a.build(ctx, dec)
 	a.Options.Hooks.Finished(res)
