@@ -53,7 +53,7 @@ func (w *Workspace) checkInScratch(ctx context.Context, pl *plan.Plan, named map
 			continue
 		}
 		r := run.CheckResult{Addr: n.Addr, Status: run.CheckSkipped, Against: "kiln.lock.hcl"}
-		locked, inLock := w.Lock.Nodes[n.Addr.String()]
+		locked, inLock := w.lock.Nodes[n.Addr.String()]
 		switch {
 		case why != "":
 			r.Reason = why
@@ -78,10 +78,10 @@ func (w *Workspace) checkInScratch(ctx context.Context, pl *plan.Plan, named map
 		}
 		return out
 	}
-	if err := os.MkdirAll(filepath.Join(w.Pipeline.StateDir, "check"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(w.pipeline.StateDir, "check"), 0o755); err != nil {
 		return fail(err)
 	}
-	dir, err := os.MkdirTemp(filepath.Join(w.Pipeline.StateDir, "check"), "scratch-")
+	dir, err := os.MkdirTemp(filepath.Join(w.pipeline.StateDir, "check"), "scratch-")
 	if err != nil {
 		return fail(err)
 	}
@@ -109,8 +109,8 @@ func (w *Workspace) checkInScratch(ctx context.Context, pl *plan.Plan, named map
 	for _, a := range targets {
 		r := out[a]
 		r.InScratch = true
-		rec := sw.State.Records[a.String()]
-		locked := w.Lock.Nodes[a.String()]
+		rec := sw.state.Records[a.String()]
+		locked := w.lock.Nodes[a.String()]
 		switch {
 		case !rec.Good() || rec.Failure != nil:
 			r.Status, r.Err, r.LogTail = run.CheckFailed, results[a].Err, results[a].LogTail
@@ -124,10 +124,10 @@ func (w *Workspace) checkInScratch(ctx context.Context, pl *plan.Plan, named map
 			r.Status = run.Reproduced
 			if r.Got != r.Want {
 				r.Status = run.Mismatch
-				if n := w.Pipeline.Node(a); n != nil && !n.Meta.Deterministic {
+				if n := w.pipeline.Node(a); n != nil && !n.Meta.Deterministic {
 					r.Status = run.NotDeterministic
 				}
-				r.Files = w.filesDiffering(r.Want, sw.Store.RunPath(rec.Entry))
+				r.Files = w.filesDiffering(r.Want, sw.store.RunPath(rec.Entry))
 			}
 		}
 		out[a] = r
@@ -137,11 +137,11 @@ func (w *Workspace) checkInScratch(ctx context.Context, pl *plan.Plan, named map
 
 // writesInPlace reports whether a node declares in-place outputs.
 func (w *Workspace) writesInPlace(a addr.Node) bool {
-	n := w.Pipeline.Node(a)
+	n := w.pipeline.Node(a)
 	if n == nil {
 		return false
 	}
-	list, ok := w.Pipeline.StaticStrings(n, "outputs")
+	list, ok := w.pipeline.StaticStrings(n, "outputs")
 	return ok && len(list) > 0
 }
 
@@ -149,10 +149,10 @@ func (w *Workspace) writesInPlace(a addr.Node) bool {
 // digest want, when this machine's store still holds it, and the folder
 // got; nil when it does not (a fresh clone has only the lock's digest).
 func (w *Workspace) filesDiffering(want, got string) []string {
-	for _, recs := range []map[string]*state.Record{w.State.Records, w.State.History} {
+	for _, recs := range []map[string]*state.Record{w.state.Records, w.state.History} {
 		for _, r := range recs {
-			if r.Good() && r.Digest == want && w.Store.Exists(r.Entry) {
-				a, err := hash.Manifest(w.Store.RunPath(r.Entry), nil)
+			if r.Good() && r.Digest == want && w.store.Exists(r.Entry) {
+				a, err := hash.Manifest(w.store.RunPath(r.Entry), nil)
 				if err != nil {
 					return nil
 				}

@@ -31,7 +31,7 @@ type Destroyed struct {
 // Results stay in the store, so applying again restores them until kiln gc;
 // a stopped service keeps its record, and the next plan starts it again.
 func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroyed, error) {
-	dir := w.Pipeline.StateDir
+	dir := w.pipeline.StateDir
 	host, _ := os.Hostname()
 	lock, err := state.AcquireLock(dir, state.Holder{PID: os.Getpid(), Host: host, Started: time.Now().UTC(), Command: "kiln destroy"})
 	if err != nil {
@@ -41,12 +41,12 @@ func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroy
 	if err := w.loadState(); err != nil {
 		return nil, err
 	}
-	writer, err := state.OpenWriter(dir, w.State)
+	writer, err := state.OpenWriter(dir, w.state)
 	if err != nil {
 		return nil, err
 	}
 	var out []Destroyed
-	_, recovered, err := settle(dir, w.Store, writer)
+	_, recovered, err := settle(dir, w.store, writer)
 	for _, r := range recovered {
 		if len(r.Stopped) > 0 || len(r.Left) > 0 {
 			d := Destroyed{Addr: r.Addr, Stopped: len(r.Left) == 0, Leftover: r.Stopped}
@@ -61,7 +61,7 @@ func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroy
 	}
 	want := func(a addr.Node) bool {
 		if len(targets) == 0 {
-			return kind.IsService(w.Pipeline.Kinds[a.Kind])
+			return kind.IsService(w.pipeline.Kinds[a.Kind])
 		}
 		for _, t := range targets {
 			if t == a || !t.Key.Set && t == a.Block() {
@@ -70,21 +70,21 @@ func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroy
 		}
 		return false
 	}
-	for _, r := range w.State.Sorted() {
+	for _, r := range w.state.Sorted() {
 		a, err := addr.Parse(r.Addr)
 		if err != nil || !want(a) {
 			continue
 		}
 		d := Destroyed{Addr: r.Addr}
-		if k, ok := w.Pipeline.Kinds[a.Kind]; ok && r.Good() {
+		if k, ok := w.pipeline.Kinds[a.Kind]; ok && r.Good() {
 			if svc, ok := k.(kind.Service); ok {
-				n := &kind.Node{Addr: a, Root: w.Pipeline.Root, Out: w.Pipeline.OutPath(a), State: dir}
-				if node := w.Pipeline.Node(a); node != nil {
-					if ev, diags := w.Pipeline.Evaluate(node, plan.NewValues(), ""); !diags.HasErrors() {
+				n := &kind.Node{Addr: a, Root: w.pipeline.Root, Out: w.pipeline.OutPath(a), State: dir}
+				if node := w.pipeline.Node(a); node != nil {
+					if ev, diags := w.pipeline.Evaluate(node, plan.NewValues(), ""); !diags.HasErrors() {
 						n.Config = ev.Config
 					}
 				}
-				kr := w.Records.KindRecord(r)
+				kr := w.records.KindRecord(r)
 				if pr, ok := k.(kind.Prober); ok {
 					if probe, err := pr.Probe(ctx, n, kr); err == nil && probe != nil && isGone(probe.Down) {
 						d.Down = probe.Down
@@ -98,7 +98,7 @@ func (w *Workspace) Destroy(ctx context.Context, targets []addr.Node) ([]Destroy
 		// A stopped service keeps its record, so the next plan says it is
 		// down and starts it again; other nodes are forgotten.
 		if d.Err == nil && !d.Stopped && d.Down == "" {
-			_ = w.Store.Unlink(a.FileName())
+			_ = w.store.Unlink(a.FileName())
 			d.Err = writer.Forget(r.Addr)
 		}
 		out = append(out, d)

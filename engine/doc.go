@@ -1,7 +1,20 @@
-// Package engine ties kiln's parts together for the commands: it loads a
-// pipeline, builds its graph, opens its state, store and caches, and offers
-// plan and apply over them. The CLI parses flags, calls a Workspace and hands
-// the result to a view; it never reaches into the parts itself.
+// Package engine ties kiln's parts together for the commands: Open loads a
+// pipeline, builds its graph and opens its state, store, lock file and
+// caches into a Workspace, which offers plan, apply, destroy, check, lock,
+// outputs and validate over them; QuickCheck (quick.go) answers "is
+// everything up to date?" from a certificate without parsing the pipeline,
+// and GC clears the store. A Workspace keeps its parts unexported: the CLI
+// parses flags, calls a Workspace method and hands the result to a view in
+// engine/render, and what a view reads of a workspace (its root, files,
+// scope, last durations, the plan's graph) are the methods of view.go. The
+// engine never prints: it returns data and reports progress through
+// run.Hooks.
+//
+// A saved plan (kiln plan -out) is written and checked here (savedplan.go):
+// apply refuses one whose configuration, state or flags changed since. The
+// remote cache and the Slurm executor join a plan and an apply in
+// scaleout.go; each apply leaves a record for kiln report (record.go,
+// engine/history).
 //
 // Every command that takes the apply lock to change things (apply, destroy,
 // gc) first settles what an apply that died left (recover.go): the runs its

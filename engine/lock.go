@@ -16,19 +16,19 @@ import (
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
-func (w *Workspace) lockPath() string { return lockfile.Path(w.Pipeline.Root) }
+func (w *Workspace) lockPath() string { return lockfile.Path(w.pipeline.Root) }
 
 // loadLock reads kiln.lock.hcl. A broken lock stops the command with
 // diagnostics that point at its line; it is never rewritten.
 func (w *Workspace) loadLock() hcl.Diagnostics {
-	f, hf, diags := lockfile.LoadCached(w.lockPath(), filepath.Join(w.Pipeline.StateDir, "cache"))
+	f, hf, diags := lockfile.LoadCached(w.lockPath(), filepath.Join(w.pipeline.StateDir, "cache"))
 	if diags.HasErrors() {
 		if hf != nil {
-			w.Pipeline.Files[w.lockPath()] = hf // so the diagnostics show the line
+			w.pipeline.Files[w.lockPath()] = hf // so the diagnostics show the line
 		}
 		return diags
 	}
-	w.Lock = f
+	w.lock = f
 	return nil
 }
 
@@ -37,11 +37,11 @@ func (w *Workspace) loadLock() hcl.Diagnostics {
 // date. Entries of nodes that left the configuration are dropped (not after
 // a -target apply); the rest are kept.
 func (w *Workspace) recordLock(res *run.Result) error {
-	lf := w.Lock.Clone()
+	lf := w.lock.Clone()
 	for _, n := range res.Nodes {
 		switch n.Outcome {
 		case run.Built, run.Restored, run.UpToDate, run.Started:
-			lf.Record(w.State.Records[n.Addr.String()])
+			lf.Record(w.state.Records[n.Addr.String()])
 		}
 	}
 	if len(w.opts.Targets) == 0 {
@@ -49,24 +49,24 @@ func (w *Workspace) recordLock(res *run.Result) error {
 		// stay: that pipeline's apply drops them (see plan.Decider.Leaves).
 		lf.Retain(func(s string) bool {
 			a, err := addr.Parse(s)
-			if err == nil && w.Pipeline.Node(a) != nil {
+			if err == nil && w.pipeline.Node(a) != nil {
 				return true
 			}
-			r := w.State.Records[s]
-			return r != nil && !w.Decider.Leaves(r)
+			r := w.state.Records[s]
+			return r != nil && !w.decider.Leaves(r)
 		})
 	}
 	if err := lf.Write(w.lockPath()); err != nil {
 		return fmt.Errorf("updating %s: %w", lockfile.FileName, err)
 	}
-	w.Lock = lf
+	w.lock = lf
 	return nil
 }
 
 // hold takes the apply lock for a command that must not run beside an
 // apply, and reloads the state and the lock under it.
 func (w *Workspace) hold(command string) (release func(), err error) {
-	dir := w.Pipeline.StateDir
+	dir := w.pipeline.StateDir
 	if err := state.MakeDir(dir); err != nil {
 		return nil, err
 	}
@@ -89,8 +89,8 @@ func (w *Workspace) hold(command string) (release func(), err error) {
 		return nil, d
 	}
 	w.moveInMemory(moves)
-	w.Decider.State, w.Decider.Store, w.Decider.Records, w.Decider.Stat, w.Decider.Pins = w.State, w.Store, w.Records, w.Stat, w.Lock.Pins
-	w.Decider.Locked = lockedBuilds(w.Lock)
+	w.decider.State, w.decider.Store, w.decider.Records, w.decider.Stat, w.decider.Pins = w.state, w.store, w.records, w.stat, w.lock.Pins
+	w.decider.Locked = lockedBuilds(w.lock)
 	return func() { l.Release() }, nil
 }
 
@@ -100,13 +100,13 @@ func (w *Workspace) matchNodes(list []addr.Node) (map[addr.Node]bool, error) {
 	out := map[addr.Node]bool{}
 	for _, a := range list {
 		found := false
-		for _, n := range w.Pipeline.Nodes {
+		for _, n := range w.pipeline.Nodes {
 			if n.Addr == a || !a.Key.Set && n.Addr.Block() == a {
 				out[n.Addr], found = true, true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("no node %s in the pipeline%s", a, didYouMean(a.String(), nodeNames(w.Pipeline)))
+			return nil, fmt.Errorf("no node %s in the pipeline%s", a, didYouMean(a.String(), nodeNames(w.pipeline)))
 		}
 	}
 	return out, nil
@@ -139,13 +139,13 @@ func (w *Workspace) LockPins(ctx context.Context, o LockOptions) ([]lockfile.Res
 		return nil, err
 	}
 	defer release()
-	lf := w.Lock.Clone()
-	res := lockfile.Resolve(ctx, w.Pipeline, lf, func(a addr.Node) bool { return o.UpdateAll || update[a] }, os.Environ())
+	lf := w.lock.Clone()
+	res := lockfile.Resolve(ctx, w.pipeline, lf, func(a addr.Node) bool { return o.UpdateAll || update[a] }, os.Environ())
 	if err := lf.Write(w.lockPath()); err != nil {
 		return res, fmt.Errorf("writing %s: %w", lockfile.FileName, err)
 	}
-	_ = os.Remove(quickPath(w.Pipeline.StateDir)) // the pins changed under it
-	w.Lock = lf
+	_ = os.Remove(quickPath(w.pipeline.StateDir)) // the pins changed under it
+	w.lock = lf
 	return res, nil
 }
 
@@ -163,17 +163,17 @@ func (w *Workspace) Check(ctx context.Context, nodes []addr.Node, command string
 		return nil, err
 	}
 	defer release()
-	pl, diags := w.Decider.Make(ctx, w.DAG, w.Scope)
+	pl, diags := w.decider.Make(ctx, w.dag, w.scope)
 	if diags.HasErrors() {
 		return nil, diags
 	}
 	locked := map[string]run.Checked{}
-	for a, n := range w.Lock.Nodes {
+	for a, n := range w.lock.Nodes {
 		locked[a] = run.Checked{Key: n.Key, Digest: n.Digest}
 	}
 	host, _ := os.Hostname()
-	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Options: run.Options{Host: host, Version: Version}}
-	res := a.Check(ctx, pl, run.CheckOptions{Named: named, Locked: locked, Dir: filepath.Join(w.Pipeline.StateDir, "check")})
+	a := &run.Applier{Decider: w.decider, DAG: w.dag, Options: run.Options{Host: host, Version: Version}}
+	res := a.Check(ctx, pl, run.CheckOptions{Named: named, Locked: locked, Dir: filepath.Join(w.pipeline.StateDir, "check")})
 	scratch := w.checkInScratch(ctx, pl, named)
 	for i, r := range res {
 		if s, ok := scratch[r.Addr]; ok {
@@ -195,7 +195,7 @@ func lockedBuilds(lf *lockfile.File) map[string]plan.LockedBuild {
 // StrictLock reports whether a result that does not reproduce the lock's
 // digest under the same key is an error: -strict, or the pipeline's
 // kiln { strict_lock = true }.
-func (w *Workspace) StrictLock() bool { return w.opts.StrictLock || w.Pipeline.StrictLock }
+func (w *Workspace) StrictLock() bool { return w.opts.StrictLock || w.pipeline.StrictLock }
 
 func hasMismatch(pl *plan.Plan) bool {
 	for _, d := range pl.Changes {

@@ -29,7 +29,7 @@ import (
 func (w *Workspace) findMoves() ([]plan.Moved, hcl.Diagnostics) {
 	var moves []plan.Moved
 	var diags hcl.Diagnostics
-	for _, m := range w.Pipeline.Moved {
+	for _, m := range w.pipeline.Moved {
 		found := w.recordedUnder(m, m.From)
 		if len(found) == 0 {
 			if len(w.recordedUnder(m, m.To)) == 0 {
@@ -42,7 +42,7 @@ func (w *Workspace) findMoves() ([]plan.Moved, hcl.Diagnostics) {
 			if !m.From.Key.Set {
 				to.Key = from.Key // a whole block moves instance by instance
 			}
-			if w.State.Records[to.String()] != nil {
+			if w.state.Records[to.String()] != nil {
 				diags = append(diags, movedError(m, fmt.Sprintf("%s already has a record in the state, so the records of %s cannot move there. Forget one of them first (kiln destroy %s), or remove the moved block.", to, from, to)))
 				continue
 			}
@@ -62,13 +62,13 @@ func (w *Workspace) recordedUnder(m *config.Moved, a addr.Node) []addr.Node {
 			seen[n] = true
 		}
 	}
-	for s := range w.State.Records {
+	for s := range w.state.Records {
 		match(s)
 	}
-	for s := range w.Lock.Nodes {
+	for s := range w.lock.Nodes {
 		match(s)
 	}
-	for s := range w.Lock.Pins {
+	for s := range w.lock.Pins {
 		match(s)
 	}
 	out := make([]addr.Node, 0, len(seen))
@@ -86,24 +86,24 @@ func movedError(m *config.Moved, detail string) *hcl.Diagnostic {
 // moveInMemory applies moves to the loaded state and lock, for a plan.
 func (w *Workspace) moveInMemory(moves []plan.Moved) {
 	for _, m := range moves {
-		if r := w.State.Records[m.From]; r != nil {
+		if r := w.state.Records[m.From]; r != nil {
 			c := *r
 			c.Addr = m.To
-			w.State.Records[m.To] = &c
-			delete(w.State.Records, m.From)
+			w.state.Records[m.To] = &c
+			delete(w.state.Records, m.From)
 		}
 		w.moveLockEntry(m)
 	}
 }
 
 func (w *Workspace) moveLockEntry(m plan.Moved) {
-	if n, ok := w.Lock.Nodes[m.From]; ok {
-		w.Lock.Nodes[m.To] = n
-		delete(w.Lock.Nodes, m.From)
+	if n, ok := w.lock.Nodes[m.From]; ok {
+		w.lock.Nodes[m.To] = n
+		delete(w.lock.Nodes, m.From)
 	}
-	if p, ok := w.Lock.Pins[m.From]; ok {
-		w.Lock.Pins[m.To] = p
-		delete(w.Lock.Pins, m.From)
+	if p, ok := w.lock.Pins[m.From]; ok {
+		w.lock.Pins[m.To] = p
+		delete(w.lock.Pins, m.From)
 	}
 }
 
@@ -114,11 +114,11 @@ func (w *Workspace) moveRecorded(writer *state.Writer, moves []plan.Moved) error
 	for _, m := range moves {
 		from, _ := addr.Parse(m.From)
 		to, _ := addr.Parse(m.To)
-		if r := w.State.Records[m.From]; r != nil {
+		if r := w.state.Records[m.From]; r != nil {
 			c := *r
 			c.Addr = m.To
 			if c.Log != "" {
-				c.Log = moveLog(w.Pipeline, c.Log, from, to)
+				c.Log = moveLog(w.pipeline, c.Log, from, to)
 			}
 			if err := writer.Commit(&c); err != nil {
 				return err
@@ -126,11 +126,11 @@ func (w *Workspace) moveRecorded(writer *state.Writer, moves []plan.Moved) error
 			if err := writer.Forget(m.From); err != nil {
 				return err
 			}
-			if entry, ok := w.Store.Linked(from.FileName()); ok {
-				if err := w.Store.Link(to.FileName(), entry); err != nil {
+			if entry, ok := w.store.Linked(from.FileName()); ok {
+				if err := w.store.Link(to.FileName(), entry); err != nil {
 					return fmt.Errorf("moving %s to %s: %w", m.From, m.To, err)
 				}
-				_ = w.Store.Unlink(from.FileName())
+				_ = w.store.Unlink(from.FileName())
 			}
 		}
 		w.moveLockEntry(m)

@@ -32,13 +32,13 @@ func (w *Workspace) Outputs() ([]Output, hcl.Diagnostics) {
 	pending := map[addr.Node][]string{} // by block address
 	if vals == nil {
 		var pl *plan.Plan
-		pl, diags = w.Decider.Make(context.Background(), w.DAG, w.Scope)
+		pl, diags = w.decider.Make(context.Background(), w.dag, w.scope)
 		if diags.HasErrors() {
 			return nil, diags
 		}
 		vals = plan.NewValues()
 		for _, d := range pl.Changes {
-			vals.Set(d.Node.Addr, w.Decider.ValueAfter(d))
+			vals.Set(d.Node.Addr, w.decider.ValueAfter(d))
 			if d.Action != plan.NoOp {
 				b := d.Node.Addr.Block()
 				pending[b] = append(pending[b], d.Node.Addr.String())
@@ -46,8 +46,8 @@ func (w *Workspace) Outputs() ([]Output, hcl.Diagnostics) {
 		}
 	}
 	var out []Output
-	for _, decl := range w.Pipeline.Outputs {
-		v, d := w.Pipeline.EvaluateOutput(decl, vals)
+	for _, decl := range w.pipeline.Outputs {
+		v, d := w.pipeline.EvaluateOutput(decl, vals)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue

@@ -299,11 +299,11 @@ func digestAny(p string, stat *hash.StatCache) (string, error) {
 // writeQuick records the certificate after kiln found every node up to
 // date, or removes a stale one when the pipeline does not qualify.
 func (w *Workspace) writeQuick() {
-	path := quickPath(w.Pipeline.StateDir)
+	path := quickPath(w.pipeline.StateDir)
 	cert, ok := w.quickCert()
 	if !ok {
 		_ = os.Remove(path)
-		_ = os.Remove(quickKeysPath(w.Pipeline.StateDir))
+		_ = os.Remove(quickKeysPath(w.pipeline.StateDir))
 		return
 	}
 	var buf bytes.Buffer
@@ -320,7 +320,7 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 	if len(w.opts.Targets) > 0 || len(w.opts.Replace) > 0 {
 		return nil, false
 	}
-	p := w.Pipeline
+	p := w.pipeline
 	lineage, serial, ok := state.ReadStamp(p.StateDir)
 	if !ok {
 		return nil, false
@@ -350,7 +350,7 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 		if _, verifies := k.(kind.Verifier); verifies || n.Meta.AlwaysRun {
 			return nil, false
 		}
-		r := w.State.Records[n.Addr.String()]
+		r := w.state.Records[n.Addr.String()]
 		if !r.Good() || r.Failure != nil || r.Entry == "" || r.Attrs[plan.AttrDigestBy] == "kind" {
 			return nil, false
 		}

@@ -79,7 +79,7 @@ func quickKeysPath(stateDir string) string { return filepath.Join(stateDir, "cac
 // writeQuickKeys keeps beside the certificate c what the plan after an edit
 // needs, or removes a stale file when the pipeline does not qualify.
 func (w *Workspace) writeQuickKeys(c *quickCert) {
-	path := quickKeysPath(w.Pipeline.StateDir)
+	path := quickKeysPath(w.pipeline.StateDir)
 	k, ok := w.quickKeys(c)
 	if !ok {
 		_ = os.Remove(path)
@@ -94,8 +94,8 @@ func (w *Workspace) writeQuickKeys(c *quickCert) {
 }
 
 func (w *Workspace) quickKeys(c *quickCert) (*quickKeys, bool) {
-	p := w.Pipeline
-	if len(p.Nodes) != len(c.Nodes) || len(w.DAG.Nodes) != len(p.Nodes) {
+	p := w.pipeline
+	if len(p.Nodes) != len(c.Nodes) || len(w.dag.Nodes) != len(p.Nodes) {
 		return nil, false // dynamic blocks: the certificate lists instances
 	}
 	if p.Cache != nil || w.opts.CacheURL != "" {
@@ -104,14 +104,14 @@ func (w *Workspace) quickKeys(c *quickCert) (*quickKeys, bool) {
 	k := &quickKeys{Format: quickKeysFormat, Config: c.Config, Lineage: c.Lineage, Serial: c.Serial, Nodes: make([]quickKeyNode, len(p.Nodes))}
 	index := make(map[addr.Node]int32, len(p.Nodes))
 	for i, n := range p.Nodes {
-		if n.Dynamic != nil || w.DAG.Nodes[i] != n {
+		if n.Dynamic != nil || w.dag.Nodes[i] != n {
 			return nil, false
 		}
 		index[n.Addr] = int32(i)
 	}
 	for i, n := range p.Nodes {
-		r := w.State.Records[n.Addr.String()]
-		if !r.Good() || n.Meta.Executor != "" || w.Decider.Mismatch(n, r.Key, r.Digest) != nil {
+		r := w.state.Records[n.Addr.String()]
+		if !r.Good() || n.Meta.Executor != "" || w.decider.Mismatch(n, r.Key, r.Digest) != nil {
 			return nil, false // a Slurm job to look for; a result the lock disowns
 		}
 		kn := quickKeyNode{Addr: n.Addr.String(), Kind: n.Block.Kind.Name(), Key: r.Key, Digest: r.Digest, Entry: r.Entry,
@@ -142,13 +142,13 @@ func (w *Workspace) quickKeys(c *quickCert) (*quickKeys, bool) {
 		kn.Lines = lines.Bytes()
 		k.Nodes[i] = kn
 	}
-	for _, v := range w.DAG.Graph.Order() {
+	for _, v := range w.dag.Graph.Order() {
 		k.Order = append(k.Order, int32(v))
 	}
 	if len(k.Order) != len(k.Nodes) {
 		return nil, false
 	}
-	for _, rs := range []map[string]*state.Record{w.State.History, w.State.Records} {
+	for _, rs := range []map[string]*state.Record{w.state.History, w.state.Records} {
 		for r := range maps.Values(rs) {
 			if p, ok := keyPrefix(r.Key); ok && r.Good() {
 				k.Stored = append(k.Stored, p)

@@ -16,21 +16,21 @@ func (w *Workspace) beginRun(o ApplyOptions, host string) (*history.Recorder, er
 	if o.KeepRuns < 0 {
 		return nil, nil
 	}
-	hdr := history.Run{Host: host, PID: os.Getpid(), Command: o.Command, Version: Version, Root: w.Pipeline.Root,
+	hdr := history.Run{Host: host, PID: os.Getpid(), Command: o.Command, Version: Version, Root: w.pipeline.Root,
 		Parallelism: o.Parallelism, Capacity: o.Capacity}
 	specs := map[int]*metrics.Spec{}
 	index := map[int]int{} // DAG vertex → node index in the run
-	for _, v := range w.DAG.Graph.Order() {
-		if w.Scope != nil && !w.Scope[v] {
+	for _, v := range w.dag.Graph.Order() {
+		if w.scope != nil && !w.scope[v] {
 			continue
 		}
-		n := w.DAG.Nodes[v]
+		n := w.dag.Nodes[v]
 		executor := n.Meta.Executor
 		if executor == "" {
 			executor = "local"
 		}
 		node := &history.Node{Addr: n.Addr.String(), Kind: n.Addr.Kind, Resources: n.Meta.Resources, Executor: executor}
-		for _, d := range w.DAG.Graph.Deps(v) {
+		for _, d := range w.dag.Graph.Deps(v) {
 			if j, ok := index[d]; ok {
 				node.Deps = append(node.Deps, j)
 			}
@@ -41,7 +41,7 @@ func (w *Workspace) beginRun(o ApplyOptions, host string) (*history.Recorder, er
 		}
 		hdr.Nodes = append(hdr.Nodes, node)
 	}
-	return history.Begin(history.Options{StateDir: w.Pipeline.StateDir, Keep: o.KeepRuns, Run: hdr, Specs: specs})
+	return history.Begin(history.Options{StateDir: w.pipeline.StateDir, Keep: o.KeepRuns, Run: hdr, Specs: specs})
 }
 
 // withRecorder adds the recorder to the apply's hooks.

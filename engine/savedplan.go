@@ -46,7 +46,7 @@ func (w *Workspace) SavePlan(file string, f PlanFlags, plan any) error {
 		return err
 	}
 	sp := SavedPlan{
-		Format: SavedPlanFormat, Path: w.Pipeline.Root, Config: w.ConfigDigest(), Stamp: w.Stamp(),
+		Format: SavedPlanFormat, Path: w.pipeline.Root, Config: w.ConfigDigest(), Stamp: w.Stamp(),
 		Vars: w.VarFlags(), VarFiles: w.VarFiles(), Targets: f.Targets, Replace: f.Replace, Resources: f.Resources, Plan: raw,
 	}
 	b, err := json.MarshalIndent(sp, "", "  ")

@@ -18,7 +18,7 @@ import (
 // KILN_CACHE_URL names; none when neither does. KILN_CACHE_URL replaces the
 // block's url and keeps its push and pull.
 func (w *Workspace) cacheOptions() (run.CacheOptions, error) {
-	c := w.Pipeline.Cache
+	c := w.pipeline.Cache
 	u := w.opts.CacheURL
 	o := run.CacheOptions{Push: true, Pull: true}
 	if c != nil {
@@ -65,7 +65,7 @@ func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.Cach
 		default:
 			continue
 		}
-		if d.Key != "" && d.Blocked == "" && run.Cacheable(d.Node) && !d.Node.Meta.AlwaysRun && !w.Decider.Replace[d.Node.Addr] {
+		if d.Key != "" && d.Blocked == "" && run.Cacheable(d.Node) && !d.Node.Meta.AlwaysRun && !w.decider.Replace[d.Node.Addr] {
 			todo = append(todo, d)
 		}
 	}
@@ -145,7 +145,7 @@ func cacheDetail(d *plan.Decision, host string) string {
 // annotateSlurm says, for nodes that would run on Slurm, which have a job
 // in the journal that an earlier apply left: apply adopts it.
 func (w *Workspace) annotateSlurm(ctx context.Context, pl *plan.Plan) {
-	journal := run.SlurmJournal(w.Pipeline.StateDir)
+	journal := run.SlurmJournal(w.pipeline.StateDir)
 	type found struct {
 		d   *plan.Decision
 		job slurm.Job

@@ -20,18 +20,18 @@ import (
 // a node whose result another pipeline file of the folder recorded.
 // It runs nothing and writes nothing.
 func (w *Workspace) Validate() hcl.Diagnostics {
-	diags := w.Pipeline.CheckExpressions()
-	diags = append(diags, w.Decider.SharedNodes()...)
+	diags := w.pipeline.CheckExpressions()
+	diags = append(diags, w.decider.SharedNodes()...)
 	vals := plan.NewValues()
-	p := w.Pipeline
-	for _, v := range w.DAG.Graph.Order() {
-		n := w.DAG.Nodes[v]
+	p := w.pipeline
+	for _, v := range w.dag.Graph.Order() {
+		n := w.dag.Nodes[v]
 		ev, d := p.Evaluate(n, vals, plan.SelfOutPlaceholder)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
 		}
-		vals.Set(n.Addr, w.Decider.ValueAfter(&plan.Decision{Node: n, Kind: n.Block.Kind, Action: plan.Create,
+		vals.Set(n.Addr, w.decider.ValueAfter(&plan.Decision{Node: n, Kind: n.Block.Kind, Action: plan.Create,
 			KindNode: &kind.Node{Addr: n.Addr, Config: ev.Config, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir}}))
 		problem := func(summary, attr string, err error) {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
@@ -83,7 +83,7 @@ func (w *Workspace) checkOutputs(cfg cty.Value) error {
 	if len(outs) == 0 {
 		return nil
 	}
-	_, err := run.InPlaceOutputs(w.Pipeline.Root, w.Pipeline.StateDir, outs, false)
+	_, err := run.InPlaceOutputs(w.pipeline.Root, w.pipeline.StateDir, outs, false)
 	return err
 }
 
@@ -109,8 +109,8 @@ func stringsAttr(cfg cty.Value, name string) []string {
 // EdgeCount is the number of dependencies in the pipeline.
 func (w *Workspace) EdgeCount() int {
 	n := 0
-	for v := range w.DAG.Nodes {
-		n += len(w.DAG.Graph.Deps(v))
+	for v := range w.dag.Nodes {
+		n += len(w.dag.Graph.Deps(v))
 	}
 	return n
 }

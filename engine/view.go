@@ -14,24 +14,24 @@ import (
 // workspace's parts, so the parts can change without the CLI noticing.
 
 // Root is the pipeline folder.
-func (w *Workspace) Root() string { return w.Pipeline.Root }
+func (w *Workspace) Root() string { return w.pipeline.Root }
 
 // Files are the pipeline's parsed files by name, for diagnostics with
 // source snippets; nil when the pipeline did not load.
 func (w *Workspace) Files() map[string]*hcl.File {
-	if w == nil || w.Pipeline == nil {
+	if w == nil || w.pipeline == nil {
 		return nil
 	}
-	return w.Pipeline.Files
+	return w.pipeline.Files
 }
 
 // NodeCount is how many nodes the pipeline has.
-func (w *Workspace) NodeCount() int { return len(w.Pipeline.Nodes) }
+func (w *Workspace) NodeCount() int { return len(w.pipeline.Nodes) }
 
 // StateVersion is the lineage and serial of the state the workspace read,
 // as plan -json reports them.
 func (w *Workspace) StateVersion() (lineage string, serial uint64) {
-	return w.State.Lineage, w.State.Serial
+	return w.state.Lineage, w.state.Serial
 }
 
 // StepCounter is a node's progress pattern, whose first group is the step
@@ -45,7 +45,7 @@ type StepCounter struct {
 // total, by address.
 func (w *Workspace) StepCounters() map[addr.Node]StepCounter {
 	m := map[addr.Node]StepCounter{}
-	for _, n := range w.Pipeline.Nodes {
+	for _, n := range w.pipeline.Nodes {
 		if n.Meta.Progress == "" {
 			continue
 		}
@@ -60,8 +60,8 @@ func (w *Workspace) StepCounters() map[addr.Node]StepCounter {
 // the targets with what they need).
 func (w *Workspace) InScope() int {
 	n := 0
-	for i := range w.DAG.Nodes {
-		if w.Scope == nil || w.Scope[i] {
+	for i := range w.dag.Nodes {
+		if w.scope == nil || w.scope[i] {
 			n++
 		}
 	}
@@ -71,17 +71,21 @@ func (w *Workspace) InScope() int {
 // LastDurations are the durations of the nodes' last successful runs.
 func (w *Workspace) LastDurations() map[addr.Node]time.Duration {
 	out := map[addr.Node]time.Duration{}
-	for _, n := range w.DAG.Nodes {
-		if r := w.State.Records[n.Addr.String()]; r.Good() && r.Duration > 0 {
+	for _, n := range w.dag.Nodes {
+		if r := w.state.Records[n.Addr.String()]; r.Good() && r.Duration > 0 {
 			out[n.Addr] = r.Duration
 		}
 	}
 	return out
 }
 
+// RunID is the number of the record the last apply wrote (kiln report
+// N); 0 when it wrote none.
+func (w *Workspace) RunID() int { return w.runID }
+
 // RunRecordErr is a failure to write the record of the last apply (for
 // kiln report), which did not stop the apply.
-func (w *Workspace) RunRecordErr() error { return w.RecordErr }
+func (w *Workspace) RunRecordErr() error { return w.recordErr }
 
 // PlanGraph is the DAG with each vertex's action in pl, for kiln graph;
 // with changedOnly, only the nodes pl would change and what they depend on.
@@ -90,10 +94,10 @@ func (w *Workspace) PlanGraph(pl *plan.Plan, changedOnly bool) (*graph.Graph, fu
 	for _, d := range pl.Changes {
 		actions[d.Node.Addr] = d.Action
 	}
-	g := w.DAG.Graph
+	g := w.dag.Graph
 	if changedOnly {
 		var roots []int
-		for v, n := range w.DAG.Nodes {
+		for v, n := range w.dag.Nodes {
 			if act, ok := actions[n.Addr]; ok && act != plan.NoOp {
 				roots = append(roots, v)
 			}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -59,16 +58,16 @@ type Options struct {
 
 // Workspace is an opened pipeline with its state.
 type Workspace struct {
-	Pipeline *config.Pipeline
-	DAG      *plan.DAG
-	State    *state.State
-	Store    *state.Store
-	Records  *plan.Records
-	Stat     *hash.StatCache
-	Decider  *plan.Decider
-	Scope    []bool
-	// Lock is kiln.lock.hcl beside the pipeline (empty when there is none).
-	Lock *lockfile.File
+	pipeline *config.Pipeline
+	dag      *plan.DAG
+	state    *state.State
+	store    *state.Store
+	records  *plan.Records
+	stat     *hash.StatCache
+	decider  *plan.Decider
+	scope    []bool
+	// lock is kiln.lock.hcl beside the pipeline (empty when there is none).
+	lock *lockfile.File
 	opts Options
 	// scratch marks a workspace whose state folder is a scratch one (apply
 	// -check): it never writes the pipeline's lock.
@@ -77,11 +76,11 @@ type Workspace struct {
 	moves []plan.Moved
 	// applied holds the node values as the last apply left them.
 	applied *plan.Values
-	// RunID is the record of the last apply (engine/history); 0 for none.
-	RunID int
-	// RecordErr is a failure to write that record, which did not stop the
+	// runID is the record of the last apply (engine/history); 0 for none.
+	runID int
+	// recordErr is a failure to write that record, which did not stop the
 	// apply.
-	RecordErr error
+	recordErr error
 }
 
 // Open loads the pipeline at o.Path and its state. Diagnostics describe
@@ -89,14 +88,14 @@ type Workspace struct {
 func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 	p, diags := config.Load(o.Path, config.Options{StateDir: o.StateDir, Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles, MaxDynamic: o.MaxDynamic})
 	if diags.HasErrors() {
-		return &Workspace{Pipeline: p}, diags, nil
+		return &Workspace{pipeline: p}, diags, nil
 	}
 	dag, d := plan.BuildDAG(p)
 	diags = append(diags, d...)
 	if diags.HasErrors() {
-		return &Workspace{Pipeline: p}, diags, nil
+		return &Workspace{pipeline: p}, diags, nil
 	}
-	w := &Workspace{Pipeline: p, DAG: dag, opts: o}
+	w := &Workspace{pipeline: p, dag: dag, opts: o}
 	if err := w.loadState(); err != nil {
 		return w, diags, err
 	}
@@ -113,7 +112,7 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 	if err != nil {
 		return w, diags, err
 	}
-	w.Scope = scope
+	w.scope = scope
 	replace := map[addr.Node]bool{}
 	for _, r := range o.Replace {
 		found := false
@@ -131,25 +130,25 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 			return w, diags, fmt.Errorf("-replace %s: no such node in the pipeline", r)
 		}
 	}
-	w.Decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.State, Store: w.Store, Stat: w.Stat, Records: w.Records, Replace: replace, Pins: w.Lock.Pins, MovedFrom: movedFrom(moves), Targeted: len(o.Targets) > 0, Locked: lockedBuilds(w.Lock)}
+	w.decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.state, Store: w.store, Stat: w.stat, Records: w.records, Replace: replace, Pins: w.lock.Pins, MovedFrom: movedFrom(moves), Targeted: len(o.Targets) > 0, Locked: lockedBuilds(w.lock)}
 	return w, diags, nil
 }
 
 func (w *Workspace) loadState() error {
-	dir := w.Pipeline.StateDir
+	dir := w.pipeline.StateDir
 	s, err := state.Load(dir)
 	if err != nil {
 		return err
 	}
-	w.State = s
-	w.Store = state.OpenStore(dir)
-	w.Records = plan.OpenRecords(w.State, w.Store)
-	w.Stat = hash.LoadStatCache(w.statCachePath())
+	w.state = s
+	w.store = state.OpenStore(dir)
+	w.records = plan.OpenRecords(w.state, w.store)
+	w.stat = hash.LoadStatCache(w.statCachePath())
 	return nil
 }
 
 func (w *Workspace) statCachePath() string {
-	return filepath.Join(w.Pipeline.StateDir, "cache", "stat")
+	return filepath.Join(w.pipeline.StateDir, "cache", "stat")
 }
 
 // Capacity is the resource pools decisions are made against: those of
@@ -163,11 +162,11 @@ func (w *Workspace) Capacity() map[string]int64 {
 
 // Plan decides every node in scope.
 func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
-	w.Decider.Capacity = w.Capacity()
-	pl, diags := w.Decider.Make(ctx, w.DAG, w.Scope)
+	w.decider.Capacity = w.Capacity()
+	pl, diags := w.decider.Make(ctx, w.dag, w.scope)
 	pl.Moved = w.moves
-	diags = append(diags, w.Pipeline.CheckExpressions()...)
-	diags = append(diags, w.Decider.SharedNodes()...)
+	diags = append(diags, w.pipeline.CheckExpressions()...)
+	diags = append(diags, w.decider.SharedNodes()...)
 	diags = append(diags, w.annotate(ctx, pl)...)
 	w.saveStatCache()
 	for _, d := range pl.Changes {
@@ -191,11 +190,11 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 }
 
 func (w *Workspace) saveStatCache() {
-	if state.MakeDir(w.Pipeline.StateDir) != nil {
+	if state.MakeDir(w.pipeline.StateDir) != nil {
 		return
 	}
 	if err := os.MkdirAll(filepath.Dir(w.statCachePath()), 0o755); err == nil {
-		_ = w.Stat.Save(w.statCachePath())
+		_ = w.stat.Save(w.statCachePath())
 	}
 }
 
@@ -231,10 +230,10 @@ type StateStamp struct {
 // written has no lineage yet (a fresh one is made on every load), so its
 // stamp is empty.
 func (w *Workspace) Stamp() StateStamp {
-	if w.State.Serial == 0 && len(w.State.Records) == 0 {
+	if w.state.Serial == 0 && len(w.state.Records) == 0 {
 		return StateStamp{}
 	}
-	return StateStamp{Lineage: w.State.Lineage, Serial: w.State.Serial}
+	return StateStamp{Lineage: w.state.Lineage, Serial: w.state.Serial}
 }
 
 // ErrStalePlan is returned when a saved plan no longer matches the state.
@@ -245,7 +244,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	if diags := w.Validate(); diags.HasErrors() {
 		return nil, &run.DiagError{Diags: diags}
 	}
-	dir := w.Pipeline.StateDir
+	dir := w.pipeline.StateDir
 	if err := state.MakeDir(dir); err != nil {
 		return nil, err
 	}
@@ -259,17 +258,17 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	if err := w.loadState(); err != nil {
 		return nil, err
 	}
-	w.Decider.State, w.Decider.Store, w.Decider.Records, w.Decider.Stat = w.State, w.Store, w.Records, w.Stat
+	w.decider.State, w.decider.Store, w.decider.Records, w.decider.Stat = w.state, w.store, w.records, w.stat
 	if d := w.loadLock(); d.HasErrors() {
 		return nil, d
 	}
-	w.Decider.Pins = w.Lock.Pins
+	w.decider.Pins = w.lock.Pins
 	if o.Capacity == nil {
 		o.Capacity = w.Capacity()
 	}
-	w.Decider.Capacity = o.Capacity
+	w.decider.Capacity = o.Capacity
 	if o.Expect != nil && *o.Expect != w.Stamp() {
-		return nil, fmt.Errorf("%w: it was made against state serial %d, the state is now at serial %d (lineage %s); run kiln plan again", ErrStalePlan, o.Expect.Serial, w.State.Serial, shortLineage(w.State.Lineage))
+		return nil, fmt.Errorf("%w: it was made against state serial %d, the state is now at serial %d (lineage %s); run kiln plan again", ErrStalePlan, o.Expect.Serial, w.state.Serial, shortLineage(w.state.Lineage))
 	}
 	moves, d := w.findMoves()
 	if d.HasErrors() {
@@ -279,11 +278,11 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	if err != nil {
 		return nil, err
 	}
-	writer, err := state.OpenWriter(dir, w.State)
+	writer, err := state.OpenWriter(dir, w.state)
 	if err != nil {
 		return nil, err
 	}
-	runs, recovered, err := settle(dir, w.Store, writer)
+	runs, recovered, err := settle(dir, w.store, writer)
 	if len(recovered) > 0 && o.OnRecover != nil {
 		o.OnRecover(recovered)
 	}
@@ -294,34 +293,34 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		_ = writer.Close()
 		return nil, err
 	}
-	w.Decider.Locked = lockedBuilds(w.Lock)
-	w.Decider.MovedFrom = nil
-	w.Decider.Pins = w.Lock.Pins
+	w.decider.Locked = lockedBuilds(w.lock)
+	w.decider.MovedFrom = nil
+	w.decider.Pins = w.lock.Pins
 	// Decisions compare against the records as they were when the apply
 	// started; the writer updates the live state concurrently.
-	w.Decider.State = w.State.Snapshot()
-	w.Records = plan.OpenRecords(w.Decider.State, w.Store)
-	w.Decider.Records = w.Records
+	w.decider.State = w.state.Snapshot()
+	w.records = plan.OpenRecords(w.decider.State, w.store)
+	w.decider.Records = w.records
 	rec, err := w.beginRun(o, host)
 	if err != nil {
 		_ = writer.Close()
 		return nil, err
 	}
-	reportProgress(w.Pipeline.Kinds, o.Hooks)
-	a := &run.Applier{Decider: w.Decider, DAG: w.DAG, Writer: writer, Runs: runs, Options: run.Options{
-		Parallelism: o.Parallelism, Capacity: o.Capacity, FailFast: o.FailFast, Scope: w.Scope,
+	reportProgress(w.pipeline.Kinds, o.Hooks)
+	a := &run.Applier{Decider: w.decider, DAG: w.dag, Writer: writer, Runs: runs, Options: run.Options{
+		Parallelism: o.Parallelism, Capacity: o.Capacity, FailFast: o.FailFast, Scope: w.scope,
 		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version, StrictLock: w.StrictLock(),
 		Jobs: o.Jobs, Slurm: run.SlurmOptions{Kiln: w.opts.Kiln}, Cache: cache,
 	}}
 	res, applyErr := a.Apply(ctx)
 	applyErr = errors.Join(applyErr, runs.Close())
 	if rec != nil {
-		w.RunID, w.RecordErr = rec.ID(), rec.Close(ctx.Err() != nil)
+		w.runID, w.recordErr = rec.ID(), rec.Close(ctx.Err() != nil)
 	}
 	w.applied = a.Values()
 	if applyErr == nil && len(w.opts.Targets) == 0 && res != nil && !res.Failed() {
-		for _, r := range w.State.Sorted() {
-			if w.Decider.Leaves(r) && writer.Forget(r.Addr) == nil {
+		for _, r := range w.state.Sorted() {
+			if w.decider.Leaves(r) && writer.Forget(r.Addr) == nil {
 				res.Forgotten = append(res.Forgotten, r.Addr)
 			}
 		}
@@ -353,11 +352,11 @@ func (w *Workspace) NodeByAddr(s string) (*config.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n := w.Pipeline.Node(a); n != nil {
+	if n := w.pipeline.Node(a); n != nil {
 		return n, nil
 	}
 	var names []string
-	for _, n := range w.Pipeline.Nodes {
+	for _, n := range w.pipeline.Nodes {
 		names = append(names, n.Addr.String())
 	}
 	return nil, fmt.Errorf("no node %s in the pipeline%s", s, didYouMean(s, names))
@@ -376,15 +375,15 @@ func didYouMean(s string, options []string) string {
 // pipeline's files and the variable values given.
 func (w *Workspace) ConfigDigest() string {
 	var lines []string
-	for _, name := range w.Pipeline.FileNames {
-		b, _ := os.ReadFile(filepath.Join(w.Pipeline.Root, name))
+	for _, name := range w.pipeline.FileNames {
+		b, _ := os.ReadFile(filepath.Join(w.pipeline.Root, name))
 		lines = append(lines, "file "+name+" "+hash.Bytes(b).String())
 	}
-	if b, err := os.ReadFile(lockfile.Path(w.Pipeline.Root)); err == nil {
+	if b, err := os.ReadFile(lockfile.Path(w.pipeline.Root)); err == nil {
 		lines = append(lines, "lock "+hash.Bytes(b).String())
 	}
-	for _, name := range sortedNames(w.Pipeline.Variables) {
-		v := w.Pipeline.Variables[name]
+	for _, name := range sortedNames(w.pipeline.Variables) {
+		v := w.pipeline.Variables[name]
 		lines = append(lines, "var "+name+" "+hash.Bytes([]byte(v.Value.GoString())).String())
 	}
 	return hash.Lines(lines...).String()
@@ -412,15 +411,16 @@ func sortedNames[V any](m map[string]V) []string {
 }
 
 // HostCapacity is the resource pools this machine offers: cpu (its CPU
-// count), mem_mb (its memory in MiB) and npu (the NPUs a host node reports,
-// when the pipeline has one).
+// count), mem_mb (its memory in MiB) and the pools its nodes' kinds report
+// (kind.CapacityReporter: npu, the NPUs a host node finds).
 func (w *Workspace) HostCapacity() map[string]int64 {
 	capacity := machineCapacity()
-	for _, n := range w.Pipeline.Nodes {
-		if n.Addr.Kind != "host" {
+	for _, n := range w.pipeline.Nodes {
+		cr, ok := n.Block.Kind.(kind.CapacityReporter)
+		if !ok {
 			continue
 		}
-		ev, diags := w.Pipeline.Evaluate(n, plan.NewValues(), "")
+		ev, diags := w.pipeline.Evaluate(n, plan.NewValues(), "")
 		if diags.HasErrors() {
 			continue
 		}
@@ -428,12 +428,12 @@ func (w *Workspace) HostCapacity() map[string]int64 {
 		if !ok {
 			continue
 		}
-		probe, err := pr.Probe(context.Background(), &kind.Node{Addr: n.Addr, Config: ev.Config, Root: w.Pipeline.Root, Out: w.Pipeline.OutPath(n.Addr), State: w.Pipeline.StateDir}, nil)
+		probe, err := pr.Probe(context.Background(), &kind.Node{Addr: n.Addr, Config: ev.Config, Root: w.pipeline.Root, Out: w.pipeline.OutPath(n.Addr), State: w.pipeline.StateDir}, nil)
 		if err != nil || probe == nil {
 			continue
 		}
-		if v, err := strconv.ParseInt(probe.Facts["npus"], 10, 64); err == nil {
-			capacity["npu"] = v
+		for pool, v := range cr.Capacity(probe) {
+			capacity[pool] = v
 		}
 	}
 	return capacity

@@ -104,6 +104,9 @@ func TestWorkspacePlanApplyPlan(t *testing.T) {
 	if got := res.Count(run.Built); got != 2 {
 		t.Errorf("apply built %d nodes, want 2", got)
 	}
+	if w.RunID() == 0 || w.RunRecordErr() != nil {
+		t.Errorf("RunID = %d, RunRecordErr = %v after apply, want a record", w.RunID(), w.RunRecordErr())
+	}
 	stamp := w.Stamp()
 	if stamp.Lineage == "" || stamp.Serial == 0 {
 		t.Errorf("Stamp after apply = %+v, want a lineage and a serial", stamp)
@@ -250,5 +253,26 @@ func TestWorkspaceApplyRefusesAHeldLock(t *testing.T) {
 	var locked *state.LockedError
 	if !errors.As(err, &locked) || locked.Holder.PID != 4242 {
 		t.Fatalf("Apply under another's lock: %v, want a LockedError naming pid 4242", err)
+	}
+}
+
+// HostCapacity counts this machine's CPUs and adds the pools a host node's
+// probe finds (kind.CapacityReporter): here the four NPUs a stand-in
+// npu-smi lists.
+func TestWorkspaceHostCapacityAddsAHostsNPUs(t *testing.T) {
+	dir := pipeline(t, map[string]string{
+		"npu-smi":      "#!/bin/sh\nprintf '\\tTotal Count : 4\\n'\n",
+		"pipeline.hcl": "host \"a2\" {\n  npu_smi = \"./npu-smi\"\n}\n",
+	})
+	if err := os.Chmod(filepath.Join(dir, "npu-smi"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got := open(t, dir, nil).HostCapacity()
+	if got["npu"] != 4 || got["cpu"] < 1 {
+		t.Errorf("HostCapacity = %v, want npu 4 and at least one cpu", got)
+	}
+	without := open(t, pipeline(t, map[string]string{"pipeline.hcl": twoSteps}), nil).HostCapacity()
+	if _, ok := without["npu"]; ok {
+		t.Errorf("HostCapacity without a host node = %v, want no npu pool", without)
 	}
 }

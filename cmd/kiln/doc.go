@@ -1,6 +1,9 @@
 // Command kiln plans and applies content-hashed pipelines described in HCL.
 // Each command lives in its own file: it parses its flags into a struct,
-// calls the engine and hands the result to a view in engine/render.
+// calls the engine and hands the result to a view in engine/render. It
+// imports no node kind's package: the kinds come from the providers
+// registry (providers.All), and what it asks of a kind goes through the
+// optional interfaces of engine/kind.
 //
 // Environment: NO_COLOR turns colour off (so does TERM=dumb); KILN_VAR_name
 // sets a variable; KILN_CEILING_DIRECTORIES stops the upward search for a
@@ -10,5 +13,8 @@
 // no-change certificate; KILN_CPUPROFILE=FILE writes a CPU profile of the
 // command and KILN_MEMPROFILE=FILE a heap profile taken as it ends;
 // KILN_MAX_INSTANCES=N bounds the instances of a for_each or count
-// that reads another node's result (default 100,000).
+// that reads another node's result (default 100,000); KILN_CACHE_URL names
+// the remote cache instead of the pipeline's cache block, with
+// KILN_CACHE_TOKEN, or KILN_CACHE_USERNAME and KILN_CACHE_PASSWORD, as its
+// credentials.
 package main

@@ -165,3 +165,13 @@ type ProgramRunner interface {
 type ProgressReporter interface {
 	ReportProgress(progress func(addr string, done, total int64))
 }
+
+// CapacityReporter is implemented by Prober kinds whose probe finds
+// resource pools of the machine (a host's NPUs). The engine probes each such
+// node when it works out what this machine offers (Workspace.HostCapacity)
+// and adds the pools to the CPUs and memory it counts itself. Capacity
+// returns nil when the probe did not find them (a probe deferred until an
+// upstream runs).
+type CapacityReporter interface {
+	Capacity(p *Probe) map[string]int64
+}

@@ -45,7 +45,7 @@ func TestBrokenLockStopsThePipeline(t *testing.T) {
 			if d.Subject == nil || !strings.HasSuffix(d.Subject.Filename, lockfile.FileName) || d.Subject.Start.Line != tt.line {
 				t.Errorf("diagnostic at %v, want %s line %d: %s", d.Subject, lockfile.FileName, tt.line, diags)
 			}
-			if _, ok := w.Pipeline.Files[d.Subject.Filename]; !ok {
+			if _, ok := w.Files()[d.Subject.Filename]; !ok {
 				t.Errorf("the lock's source is not available to show the line")
 			}
 			if got := readFile(t, lockfile.Path(dir)); got != tt.edit {

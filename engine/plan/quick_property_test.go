@@ -135,7 +135,8 @@ exec "d" {
 		}
 		if madeQuick {
 			quickPlans++
-			want := render.ModelPlan(pl, w.Pipeline.Root, render.StateJSON{Lineage: w.State.Lineage, Serial: w.State.Serial}, "test")
+			lineage, serial := w.StateVersion()
+			want := render.ModelPlan(pl, w.Root(), render.StateJSON{Lineage: lineage, Serial: serial}, "test")
 			got := render.ModelPlan(qp.Plan, qp.Root, render.StateJSON{Lineage: qp.Stamp.Lineage, Serial: qp.Stamp.Serial}, "test")
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("step %d, after %v: the quick plan differs from the full plan (-full +quick):\n%s", i, done, diff)

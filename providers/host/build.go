@@ -56,6 +56,15 @@ func digest(lines [][2]string) string {
 	return k.Sum().String()
 }
 
+// Capacity is the pools a host's probe found (kind.CapacityReporter):
+// {"npu": N}, or nil when the probe has no NPU count (it was deferred).
+func (h *Host) Capacity(p *kind.Probe) map[string]int64 {
+	if _, err := strconv.ParseInt(p.Facts["npus"], 10, 64); err != nil {
+		return nil
+	}
+	return Capacity(p.Facts)
+}
+
 // Capacity is the host's resource pools for the scheduler, from its facts
 // (Probe.Facts or a build's Attrs): {"npu": N}, 0 when the count is unknown.
 func Capacity(facts map[string]string) map[string]int64 {
