@@ -2,12 +2,10 @@ package history
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"hash/crc32"
-	"strconv"
 	"time"
+
+	"github.com/kilnbuild/kiln/engine/state"
 )
 
 // entry is one line of a run's journal.
@@ -28,35 +26,12 @@ const (
 	opEnd      = "end"
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-func encodeEntry(e entry) ([]byte, error) {
-	body, err := json.Marshal(e)
-	if err != nil {
-		return nil, err
-	}
-	line := fmt.Appendf(make([]byte, 0, len(body)+10), "%08x ", crc32.Checksum(body, castagnoli))
-	line = append(line, body...)
-	return append(line, '\n'), nil
-}
+func encodeEntry(e entry) ([]byte, error) { return state.MarshalLine(e) }
 
 func decodeEntry(line []byte) (entry, error) {
 	var e entry
-	if len(line) < 10 || line[8] != ' ' {
-		return e, errors.New("no checksum")
-	}
-	want, err := strconv.ParseUint(string(line[:8]), 16, 32)
-	if err != nil {
-		return e, errors.New("malformed checksum")
-	}
-	body := line[9:]
-	if crc32.Checksum(body, castagnoli) != uint32(want) {
-		return e, errors.New("checksum mismatch")
-	}
-	if err := json.Unmarshal(body, &e); err != nil {
-		return e, err
-	}
-	return e, nil
+	err := state.UnmarshalLine(line, &e)
+	return e, err
 }
 
 // replay rebuilds a run from its journal's content. An invalid last line

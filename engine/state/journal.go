@@ -2,13 +2,10 @@ package state
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"os"
-	"strconv"
 )
 
 // A journal is a sequence of lines "<crc32c of JSON, 8 hex digits> <JSON>\n".
@@ -33,34 +30,18 @@ const (
 	opDrop   = "drop"
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 func encodeJournalLine(e journalEntry) ([]byte, error) {
-	body, err := json.Marshal(e)
+	line, err := MarshalLine(e)
 	if err != nil {
 		return nil, fmt.Errorf("encoding journal entry: %w", err)
 	}
-	line := make([]byte, 0, len(body)+10)
-	line = fmt.Appendf(line, "%08x ", crc32.Checksum(body, castagnoli))
-	line = append(line, body...)
-	return append(line, '\n'), nil
+	return line, nil
 }
 
 // decodeJournalLine checks a line's checksum and decodes it.
 func decodeJournalLine(line []byte) (journalEntry, error) {
 	var e journalEntry
-	if len(line) < 10 || line[8] != ' ' {
-		return e, errors.New("no checksum")
-	}
-	want, err := strconv.ParseUint(string(line[:8]), 16, 32)
-	if err != nil {
-		return e, errors.New("malformed checksum")
-	}
-	body := line[9:]
-	if crc32.Checksum(body, castagnoli) != uint32(want) {
-		return e, errors.New("checksum mismatch")
-	}
-	if err := json.Unmarshal(body, &e); err != nil {
+	if err := UnmarshalLine(line, &e); err != nil {
 		return e, err
 	}
 	switch {
