@@ -188,51 +188,48 @@ func (p *Pipeline) blockValue(blk addr.Node, vals Values) cty.Value {
 	if !known {
 		return cty.DynamicVal // a dynamic block before its expansion
 	}
-	value := func(a addr.Node) cty.Value {
-		if v, ok := vals.NodeValue(a); ok {
-			return v
-		}
-		return p.StaticValue(a)
-	}
 	b := p.blockOf[blk]
 	switch {
 	case b != nil && b.ForEach != nil:
 		m := make(map[string]cty.Value, len(insts))
 		for _, a := range insts {
-			m[a.Key.Str] = value(a)
+			m[a.Key.Str] = p.valueOf(a, vals)
 		}
 		return cty.ObjectVal(m)
 	case b != nil && b.Count != nil:
 		l := make([]cty.Value, len(insts))
 		for i, a := range insts {
-			l[i] = value(a)
+			l[i] = p.valueOf(a, vals)
 		}
 		if len(l) == 0 {
 			return cty.EmptyTupleVal
 		}
 		return cty.TupleVal(l)
 	default:
-		return value(blk)
+		return p.valueOf(blk, vals)
 	}
+}
+
+// valueOf is a node's value in vals, or its static value while vals has
+// none.
+func (p *Pipeline) valueOf(a addr.Node, vals Values) cty.Value {
+	if v, ok := vals.NodeValue(a); ok {
+		return v
+	}
+	return p.StaticValue(a)
 }
 
 // partialValue is a block's value holding only the instances among deps:
 // an object of those for_each instances, or a tuple of the count instances
 // with the others left unknown.
 func (p *Pipeline) partialValue(blk addr.Node, deps []addr.Node, vals Values) cty.Value {
-	value := func(a addr.Node) cty.Value {
-		if v, ok := vals.NodeValue(a); ok {
-			return v
-		}
-		return p.StaticValue(a)
-	}
 	b := p.blockOf[blk]
 	switch {
 	case b != nil && b.ForEach != nil:
 		m := map[string]cty.Value{}
 		for _, a := range deps {
 			if a.Block() == blk {
-				m[a.Key.Str] = value(a)
+				m[a.Key.Str] = p.valueOf(a, vals)
 			}
 		}
 		return cty.ObjectVal(m)
@@ -250,7 +247,7 @@ func (p *Pipeline) partialValue(blk addr.Node, deps []addr.Node, vals Values) ct
 		}
 		for _, a := range deps {
 			if a.Block() == blk && a.Key.IsInt && a.Key.Int >= 0 && a.Key.Int < len(l) {
-				l[a.Key.Int] = value(a)
+				l[a.Key.Int] = p.valueOf(a, vals)
 			}
 		}
 		return cty.TupleVal(l)
