@@ -35,3 +35,11 @@ func ReplaceFolder(s, dir, token string) string {
 func nameChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
 }
+
+// Relocatable writes the state folder in s as $KILN_STATE and the pipeline
+// folder as $KILN_ROOT, the state folder first since it usually lies inside
+// the pipeline folder: what keys and digests hold of a path, so that they
+// stay the same when the pipeline is moved or cloned elsewhere.
+func Relocatable(s, state, root string) string {
+	return ReplaceFolder(ReplaceFolder(s, state, "$KILN_STATE"), root, "$KILN_ROOT")
+}

@@ -17,3 +17,18 @@ func TestReplaceFolder(t *testing.T) {
 		}
 	}
 }
+
+// Relocatable writes the state folder before the pipeline folder that
+// holds it, and leaves sibling folders alone.
+func TestRelocatable(t *testing.T) {
+	for _, tc := range []struct{ s, want string }{
+		{"/a/pipe/.kiln/store/x", "$KILN_STATE/store/x"},
+		{"/a/pipe/src /a/pipe", "$KILN_ROOT/src $KILN_ROOT"},
+		{"-e /a/pipe-data/lib", "-e /a/pipe-data/lib"},
+		{"/elsewhere/x", "/elsewhere/x"},
+	} {
+		if got := Relocatable(tc.s, "/a/pipe/.kiln", "/a/pipe"); got != tc.want {
+			t.Errorf("Relocatable(%q) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}

@@ -154,9 +154,7 @@ type pathNormaliser struct {
 }
 
 func (p pathNormaliser) normalise(s string) string {
-	s = markUpstreams(s, p.upstreams)
-	s = hash.ReplaceFolder(s, p.state, "$KILN_STATE")
-	return hash.ReplaceFolder(s, p.root, "$KILN_ROOT")
+	return hash.Relocatable(markUpstreams(s, p.upstreams), p.state, p.root)
 }
 
 // EscapeSubject writes a path as one word of a key line: % and spaces are

@@ -31,9 +31,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func normalisePaths(entries []string, state, root string) []string {
 	out := make([]string, len(entries))
 	for i, e := range entries {
-		e = hash.ReplaceFolder(e, state, "$KILN_STATE")
-		e = hash.ReplaceFolder(e, root, "$KILN_ROOT")
-		out[i] = e
+		out[i] = hash.Relocatable(e, state, root)
 	}
 	slices.Sort(out)
 	return out
