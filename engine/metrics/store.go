@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -83,12 +85,7 @@ type Series struct {
 
 // Keys returns the metric names in sorted order.
 func (s *Series) Keys() []string {
-	keys := make([]string, 0, len(s.Points))
-	for k := range s.Points {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(s.Points))
 }
 
 // Steps returns the number of distinct steps that reported any metric.

@@ -3,8 +3,10 @@ package render
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -355,12 +357,7 @@ func (p *Progress) heartbeats() {
 }
 
 func (p *Progress) uploadOrder() []string {
-	out := make([]string, 0, len(p.uploads))
-	for a := range p.uploads {
-		out = append(out, a)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(p.uploads))
 }
 
 func (p *Progress) runningOrder() []addr.Node {
