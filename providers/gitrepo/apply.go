@@ -170,6 +170,23 @@ func gitHunkNotes(out string) []string {
 // with their file.
 func hunkNotes(out string) []string {
 	var notes []string
+	for _, l := range gnuLines(out) {
+		if l.hunk != "" && strings.HasPrefix(l.status, "succeeded") {
+			notes = append(notes, l.note())
+		}
+	}
+	return notes
+}
+
+// gnuLine is a line of GNU patch's output with the file it is about and,
+// for a hunk's line, the hunk's number and what became of it.
+type gnuLine struct{ text, file, hunk, status string }
+
+func (l gnuLine) note() string { return fmt.Sprintf("%s: hunk #%s %s", l.file, l.hunk, l.status) }
+
+// gnuLines reads GNU patch's output; the lines naming a file are not listed.
+func gnuLines(out string) []gnuLine {
+	var lines []gnuLine
 	file := ""
 	for _, l := range strings.Split(out, "\n") {
 		l = strings.TrimSpace(l)
@@ -177,33 +194,29 @@ func hunkNotes(out string) []string {
 			file = m[1]
 			continue
 		}
-		if m := patchHunkLine.FindStringSubmatch(l); m != nil && strings.HasPrefix(m[2], "succeeded") {
-			notes = append(notes, fmt.Sprintf("%s: hunk #%s %s", file, m[1], m[2]))
+		gl := gnuLine{text: l, file: file}
+		if m := patchHunkLine.FindStringSubmatch(l); m != nil {
+			gl.hunk, gl.status = m[1], m[2]
 		}
+		lines = append(lines, gl)
 	}
-	return notes
+	return lines
 }
 
 // gnuFailure names the files and hunks GNU patch could not apply, and any
 // other complaint it made (a missing file, a reversed patch).
 func gnuFailure(out string, err error) string {
 	var parts []string
-	file := ""
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		if m := patchFileLine.FindStringSubmatch(l); m != nil {
-			file = m[1]
-			continue
-		}
-		if m := patchHunkLine.FindStringSubmatch(l); m != nil {
-			if !strings.HasPrefix(m[2], "succeeded") {
-				parts = append(parts, fmt.Sprintf("%s: hunk #%s %s", file, m[1], m[2]))
+	for _, l := range gnuLines(out) {
+		if l.hunk != "" {
+			if !strings.HasPrefix(l.status, "succeeded") {
+				parts = append(parts, l.note())
 			}
 			continue
 		}
 		for _, bad := range []string{"Reversed (or previously applied)", "can't find file", "No file to patch", "Only garbage", "malformed patch", "unrecognized option", "invalid option"} {
-			if strings.Contains(l, bad) {
-				parts = append(parts, l)
+			if strings.Contains(l.text, bad) {
+				parts = append(parts, l.text)
 				break
 			}
 		}
