@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -179,7 +180,9 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	// The writer's process id is in the name, as in engine/state: the next
+	// apply removes a file a killed kiln left here at once.
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return err
 	}
