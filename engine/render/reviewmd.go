@@ -22,7 +22,7 @@ func ReviewMarkdown(w io.Writer, r *review.Report) {
 	fmt.Fprintf(w, "### kiln diff: %s\n\n", strings.Join(files, ", "))
 	fmt.Fprintf(w, "%s → %s\n\n", mdRevision(r.Old), mdRevision(r.New))
 	if !r.HasChanges() {
-		fmt.Fprintln(w, "No changes: every node has the same configuration, lock pins, files and dependencies at both revisions.")
+		fmt.Fprintln(w, reviewUnchanged)
 		writeUnresolvedMarkdown(w, r)
 		return
 	}

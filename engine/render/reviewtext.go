@@ -13,6 +13,10 @@ import (
 	"github.com/kilnbuild/kiln/engine/review"
 )
 
+// reviewUnchanged is kiln diff's sentence, in text and Markdown, when
+// nothing differs between the two revisions.
+const reviewUnchanged = "No changes: every node has the same configuration, lock pins, files and dependencies at both revisions."
+
 // ReviewText writes kiln diff's report for a terminal: one entry per node that
 // changes, is added, removed or invalidated, with what changed, then a
 // summary and the cost estimate, the symbols in colour when c is on.
@@ -20,7 +24,7 @@ func ReviewText(w io.Writer, r *review.Report, c Colors) {
 	p := func(a color.Attribute, s string) string { return c.paint(s, a, color.Bold) }
 	fmt.Fprintf(w, "kiln diff %s: %s → %s\n\n", strings.Join(r.Files, ", "), r.Old.Label(), r.New.Label())
 	if !r.HasChanges() {
-		fmt.Fprintln(w, "No changes: every node has the same configuration, lock pins, files and dependencies at both revisions.")
+		fmt.Fprintln(w, reviewUnchanged)
 		writeUnresolvedText(w, r, p)
 		writeKeyFilesText(w, r)
 		return
