@@ -94,13 +94,10 @@ func (s staticValues) NodeValue(a addr.Node) (cty.Value, bool) { return s.p.Stat
 // evalContext builds the context for n's expressions, holding only the nodes
 // and locals n refers to.
 func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, rec *reads) (*hcl.EvalContext, hcl.Diagnostics) {
-	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{
-			"var":  p.vars,
-			"path": cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
-		},
-		Functions: p.functions(rec),
-	}
+	ctx := p.newContext(rec, map[string]cty.Value{
+		"var":  p.vars,
+		"path": cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
+	})
 	var diags hcl.Diagnostics
 	if n != nil {
 		nodes, d := p.nodeObjects(n.Block.refs, vals, n)
@@ -311,11 +308,11 @@ func (p *Pipeline) localValues(b *Block, vals Values, rec *reads) (cty.Value, hc
 			refs[i] = reference{target: n}
 		}
 		nodes, _ := p.nodeObjects(refs, vals, nil)
-		ctx := &hcl.EvalContext{Variables: map[string]cty.Value{
+		ctx := p.newContext(reads, map[string]cty.Value{
 			"var":   p.vars,
 			"path":  cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
 			"local": cty.ObjectVal(lv),
-		}, Functions: p.functions(reads)}
+		})
 		for k, v := range nodes {
 			ctx.Variables[k] = v
 		}

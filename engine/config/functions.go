@@ -77,6 +77,18 @@ var pureFunctions = map[string]function.Function{
 // records each evaluation's reads (Options.RecordReads: kiln diff). A nil
 // rec records nothing.
 func (p *Pipeline) functions(rec *reads) map[string]function.Function {
+	p.initFunctions()
+	fs := make(map[string]function.Function, len(p.funcs)+1)
+	for k, v := range p.funcs {
+		fs[k] = v
+	}
+	for k, v := range p.ownFunctions(rec) {
+		fs[k] = v
+	}
+	return fs
+}
+
+func (p *Pipeline) initFunctions() {
 	p.funcsOnce.Do(func() {
 		p.funcs = make(map[string]function.Function, len(pureFunctions)+16)
 		for k, v := range pureFunctions {
@@ -85,16 +97,17 @@ func (p *Pipeline) functions(rec *reads) map[string]function.Function {
 		for k, v := range fileFunctions(p.Root, p.reads.record) {
 			p.funcs[k] = v
 		}
+		p.funcsShared = &hcl.EvalContext{Functions: p.funcs}
 	})
-	fs := make(map[string]function.Function, len(p.funcs)+1)
-	for k, v := range p.funcs {
-		fs[k] = v
-	}
+}
+
+// ownFunctions are the functions made for one evaluation (see functions).
+func (p *Pipeline) ownFunctions(rec *reads) map[string]function.Function {
 	var env map[string]string
 	if rec != nil {
 		env = rec.env
 	}
-	fs["env"] = envFunction(env)
+	fs := map[string]function.Function{"env": envFunction(env)}
 	if rec != nil && (p.recordReads || rec.track) {
 		for k, v := range fileFunctions(p.Root, func(what, path, seen string) {
 			p.reads.record(what, path, seen)
@@ -104,6 +117,47 @@ func (p *Pipeline) functions(rec *reads) map[string]function.Function {
 		}
 	}
 	return fs
+}
+
+// newContext is an evaluation context with the pipeline's functions and
+// the given variables. When every function the pipeline's files call
+// exists (callsKnown), the table made once per pipeline is the parent
+// context's and only the evaluation's own functions are made; otherwise the
+// whole table is copied, because HCL's "did you mean" for an unknown
+// function looks only at the innermost context. Copying the table for every
+// evaluation was 0.68 GB of the 5.95 GB a first plan of 100,000 nodes
+// allocated.
+func (p *Pipeline) newContext(rec *reads, vars map[string]cty.Value) *hcl.EvalContext {
+	if !p.callsKnown {
+		return &hcl.EvalContext{Variables: vars, Functions: p.functions(rec)}
+	}
+	p.initFunctions()
+	ctx := p.funcsShared.NewChild()
+	ctx.Variables = vars
+	ctx.Functions = p.ownFunctions(rec)
+	return ctx
+}
+
+// knownCalls reports whether every function the files call is among the
+// pipeline's functions; false for a file that is not native HCL.
+func (p *Pipeline) knownCalls(files []*hcl.File) bool {
+	p.initFunctions()
+	known := true
+	for _, f := range files {
+		body, ok := f.Body.(*hclsyntax.Body)
+		if !ok {
+			return false
+		}
+		hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
+			if c, ok := n.(*hclsyntax.FunctionCallExpr); ok && c.Name != "env" {
+				if _, found := p.funcs[c.Name]; !found {
+					known = false
+				}
+			}
+			return nil
+		})
+	}
+	return known
 }
 
 // fileFunctions are the functions that read files, resolved against root.

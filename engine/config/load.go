@@ -68,6 +68,7 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return p, diags
 	}
+	p.callsKnown = p.knownCalls(bodies)
 	diags = append(diags, p.decodeFiles(bodies)...)
 	if diags.HasErrors() {
 		return p, diags

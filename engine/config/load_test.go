@@ -167,6 +167,53 @@ func TestEnvFunctionIsRecordedAndSensitive(t *testing.T) {
 	}
 }
 
+// TestFunctionTableSharedOrCopied: when every function a pipeline calls
+// exists, evaluations share one function table (and still record env()
+// reads and file() reads); when one does not, the error suggests the
+// function meant, as HCL does with the whole table at hand.
+func TestFunctionTableSharedOrCopied(t *testing.T) {
+	t.Setenv("KILN_TEST_MODE", "fast")
+	dir := t.TempDir()
+	write(t, dir, "params.txt", "lr=0.1")
+	write(t, dir, "p.hcl", `locals {
+  mode = env("KILN_TEST_MODE")
+}
+
+exec "a" {
+  command = "echo ${upper(local.mode)} ${file("params.txt")} > $KILN_OUT/o"
+}
+`)
+	p, diags := Load(dir, Options{Kinds: []kind.Kind{exec.New()}, Env: []string{}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if !p.callsKnown {
+		t.Fatal("every function called exists, yet the table is copied for each evaluation")
+	}
+	ev, diags := p.Evaluate(p.Nodes[0], staticValues{p}, "/out")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got, marks := ev.Config.GetAttr("command").Unmark(); len(marks) == 0 || got.AsString() != "echo FAST lr=0.1 > $KILN_OUT/o" {
+		t.Errorf("command = %#v (marks %v), want the marked string echo FAST lr=0.1 > $KILN_OUT/o", got, marks)
+	}
+	if ev.EnvRead["KILN_TEST_MODE"] != "fast" {
+		t.Errorf("the env() read in a local is not recorded: %v", ev.EnvRead)
+	}
+	if reads, _ := p.FilesRead(); len(reads) != 1 || !strings.HasSuffix(reads[0].Path, "params.txt") {
+		t.Errorf("files read: %v, want params.txt", reads)
+	}
+
+	p, diags = load(t, `exec "a" { command = uppr("x") }`, Options{})
+	if diags.HasErrors() || p.callsKnown {
+		t.Fatalf("load: %s; table shared: %v", diags.Error(), p.callsKnown)
+	}
+	_, diags = p.Evaluate(p.Nodes[0], staticValues{p}, "/out")
+	if !strings.Contains(diags.Error(), `There is no function named "uppr". Did you mean "upper"?`) {
+		t.Errorf("a misspelt function: %s", diags.Error())
+	}
+}
+
 func FuzzLoad(f *testing.F) {
 	seeds := []string{
 		`exec "a" { command = "echo hi > $KILN_OUT/x" }`,

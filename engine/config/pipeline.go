@@ -29,6 +29,8 @@ type Pipeline struct {
 	recordReads bool // Options.RecordReads
 	funcsOnce   sync.Once
 	funcs       map[string]function.Function // see functions
+	funcsShared *hcl.EvalContext             // funcs, as the parent of evaluations' contexts
+	callsKnown  bool                         // every function the files call exists: see newContext
 	// StrictLock, from kiln { strict_lock = true }: a build that does not
 	// reproduce the digest kiln.lock.hcl records under the same key fails.
 	StrictLock bool
