@@ -20,7 +20,9 @@
 // gc) first settles what an apply that died left (recover.go): the runs its
 // journal names as unended have their leftover processes stopped — before
 // anything new starts — and their folders removed, or kept and recorded for a
-// resumable node to resume in.
+// resumable node to resume in. kiln plan reads the same journal without the
+// lock and without touching it (leftover.go), and shows what that apply will
+// do: the folder a resumable node resumes in, the processes it stops first.
 //
 // moved blocks are made in memory by Open (a plan sees the records at their
 // new addresses) and for real by Apply, through the state writer, under the

@@ -33,11 +33,12 @@ import (
 // how its program was found (kiln's PATH, and the program found again).
 // The next plan re-checks exactly those with stat calls (through the stat
 // cache) and, when all still hold, skips loading the HCL and the state. Any
-// doubt — a missing or corrupt certificate, a journal, a changed byte — falls
-// back to the full plan, so the certificate can only save time, never change
-// an answer. Pipelines with kinds that probe the machine or verify their own
-// results (services, hosts, toolchains, git checkouts, Python environments)
-// and nodes with always_run take the full path every time.
+// doubt — a missing or corrupt certificate, a journal (of the state, or of
+// the runs a dead apply left), a changed byte — falls back to the full plan,
+// so the certificate can only save time, never change an answer. Pipelines
+// with kinds that probe the machine or verify their own results (services,
+// hosts, toolchains, git checkouts, Python environments) and nodes with
+// always_run take the full path every time.
 
 const quickFormat = "kiln-noop-4"
 
@@ -164,6 +165,10 @@ func openQuick(o Options) (*quickSession, bool) {
 	}
 	lineage, serial, ok := state.ReadStamp(stateDir)
 	if !ok || lineage != c.Lineage || serial != c.Serial {
+		return nil, false
+	}
+	if state.HasRunLog(stateDir) {
+		// An apply runs, or one died: the full plan says what it left.
 		return nil, false
 	}
 	if quickConfigDigest(files, o) != c.Config {

@@ -41,7 +41,9 @@ func (w *Workspace) cacheOptions() (run.CacheOptions, error) {
 // annotate adds to a plan what only the outside world knows: which nodes
 // that would run the remote cache holds a result for (they become ↓
 // fetch), and which have a Slurm job that an earlier apply submitted and
-// did not settle (apply adopts it). Problems reaching either are warnings.
+// did not settle (apply adopts it), and what a dead apply left in the
+// journal of local runs (annotateLeftRuns). Problems reaching the cache or
+// Slurm are warnings.
 func (w *Workspace) annotate(ctx context.Context, pl *plan.Plan) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	opts, err := w.cacheOptions()
@@ -51,6 +53,7 @@ func (w *Workspace) annotate(ctx context.Context, pl *plan.Plan) hcl.Diagnostics
 	}
 	diags = append(diags, w.annotateCache(ctx, pl, opts)...)
 	w.annotateSlurm(ctx, pl)
+	diags = append(diags, w.annotateLeftRuns(pl)...)
 	return diags
 }
 

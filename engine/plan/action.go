@@ -1,5 +1,7 @@
 package plan
 
+import "strings"
+
 // Action is what a node needs. The symbol is the value.
 type Action rune
 
@@ -111,7 +113,15 @@ func (r Reason) String() string {
 	case ReasonDrift:
 		return "outputs changed outside kiln: " + r.Detail
 	case ReasonResume:
-		return "an interrupted run with the same key is resumed"
+		if r.Detail == "" {
+			return "an interrupted run of the same key will resume"
+		}
+		return "an interrupted run of the same key will resume in " + r.Detail
+	case ReasonLeftRunning:
+		if strings.Contains(r.Subject, ",") {
+			return "still running as processes " + r.Subject + " of an apply that died; apply stops them first"
+		}
+		return "still running as process " + r.Subject + " of an apply that died; apply stops it first"
 	case ReasonRestore:
 		return "an earlier result with this key is in the store"
 	case ReasonService:

@@ -415,8 +415,10 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 			dec.Reasons = []Reason{{Kind: ReasonKey, Detail: "key changed"}}
 		}
 	}
-	if !service && n.Meta.Resumable && ResumeEntry(rec, dec.Key, d.Store) != "" {
-		dec.Reasons = append([]Reason{{Kind: ReasonResume}}, dec.Reasons...)
+	if !service && n.Meta.Resumable {
+		if e := ResumeEntry(rec, dec.Key, d.Store); e != "" {
+			dec.Reasons = append([]Reason{ResumeReason(d.Store, d.Pipeline.Root, e)}, dec.Reasons...)
+		}
 	}
 }
 

@@ -23,6 +23,7 @@ const (
 	ReasonInputAdded       ReasonKind = "input_added"        // an input file was added
 	ReasonInputRemoved     ReasonKind = "input_removed"      // an input file was removed
 	ReasonKey              ReasonKind = "key"                // the key changed and no key line says why (a record without key lines)
+	ReasonLeftRunning      ReasonKind = "left_running"       // processes of the node's run that an apply which died left still run (Subject: their pids)
 	ReasonNew              ReasonKind = "new"                // never built
 	ReasonNodeKind         ReasonKind = "kind"               // the node's kind or its version changed
 	ReasonPin              ReasonKind = "pin"                // a pin in kiln.lock.hcl changed
@@ -30,7 +31,7 @@ const (
 	ReasonProgram          ReasonKind = "program"            // the program the command runs changed
 	ReasonReplace          ReasonKind = "replace"            // -replace names the node
 	ReasonRestore          ReasonKind = "restore"            // an earlier result with the key is in the store
-	ReasonResume           ReasonKind = "resume"             // an interrupted run with the same key is resumed
+	ReasonResume           ReasonKind = "resume"             // an interrupted run with the same key is resumed (Detail: its run folder)
 	ReasonService          ReasonKind = "service"            // a service is down (Detail: what its probe found)
 	ReasonSlurmJob         ReasonKind = "slurm_job"          // a Slurm job submitted earlier builds the key (Subject: its id)
 	ReasonTemp             ReasonKind = "temp"               // a temp result removed after use is needed again (Subject: by whom)

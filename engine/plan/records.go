@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -121,4 +123,14 @@ func ResumeEntry(rec *state.Record, key string, store *state.Store) string {
 		return e
 	}
 	return ""
+}
+
+// ResumeReason says that the node resumes in entry's run folder, shown
+// relative to the pipeline's root when it lies inside it.
+func ResumeReason(store *state.Store, root, entry string) Reason {
+	p := store.RunPath(entry)
+	if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		p = rel
+	}
+	return Reason{Kind: ReasonResume, Detail: p}
 }

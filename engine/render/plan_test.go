@@ -34,7 +34,7 @@ func handPlan() *plan.Plan {
 			{Node: node("train", "prep"), Kind: k, Action: plan.Maybe, Record: good,
 				Reasons: []plan.Reason{{Kind: "upstream_runs", Subject: "exec.prep"}}},
 			{Node: node("eval"), Kind: k, Action: plan.Create, Key: "k3",
-				Reasons: []plan.Reason{{Kind: "resume"}, {Kind: "new"}, {Kind: "failed", Detail: "exit status 3"}}},
+				Reasons: []plan.Reason{{Kind: "resume", Detail: ".kiln/store/k3/k3-0123456789"}, {Kind: "new"}, {Kind: "failed", Detail: "exit status 3"}}},
 			{Node: node("old"), Kind: k, Action: plan.Restore, Record: good, Key: "k4",
 				Reasons: []plan.Reason{{Kind: "restore"}, {Kind: "attribute", Subject: "command", Old: `"a | b"`, New: `"a"`}}},
 			{Node: node("report"), Kind: k, Action: plan.Repair, Record: good, Key: "k5", Blocked: "host.npu is unavailable",
@@ -79,6 +79,7 @@ func TestPlanText(t *testing.T) {
 ? exec.train (maybe)
     upstream exec.prep will run; decided once its digest is known
 + exec.eval (resume)
+    an interrupted run of the same key will resume in .kiln/store/k3/k3-0123456789
     never built
     failed last time: exit status 3
 < exec.old (restore)
@@ -154,7 +155,7 @@ func TestPlanMarkdown(t *testing.T) {
 		"|---|---|---|---|\n" +
 		"| `~` | `exec.prep` | rebuild | input data.txt changed: aaaaaaaaaaaa → bbbbbbbbbbbb |\n" +
 		"| `?` | `exec.train` | maybe | upstream exec.prep will run; decided once its digest is known |\n" +
-		"| `+` | `exec.eval` | create | an interrupted run with the same key is resumed<br>never built<br>failed last time: exit status 3 |\n" +
+		"| `+` | `exec.eval` | create | an interrupted run of the same key will resume in .kiln/store/k3/k3-0123456789<br>never built<br>failed last time: exit status 3 |\n" +
 		"| `<` | `exec.old` | restore | an earlier result with this key is in the store<br>attribute command changed: \"a \\| b\" → \"a\" |\n" +
 		"| `!` | `exec.report` | repair | outputs changed outside kiln: digest 111111111111 → 222222222222<br>**cannot run here:** host.npu is unavailable |\n" +
 		"| `-` | `exec.gone` | forget | no longer in the configuration |\n"

@@ -47,9 +47,6 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 		}
 		fmt.Fprintf(w, "%s %s %s%s\n", paint("%s", ch.Symbol), paint("%s", ch.Address), c.dim("("+word+")"), on)
 		for _, r := range ch.Reasons {
-			if r.Kind == plan.ReasonResume {
-				continue
-			}
 			fmt.Fprintf(w, "    %s\n", r.Message)
 		}
 		if b := blockedOf(m, ch.Address); b != nil {

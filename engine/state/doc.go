@@ -42,7 +42,8 @@
 // the snapshot it extends, so replay after a crash during compaction is
 // recognised and skipped. The run journal is written without fsync (it must
 // survive kiln, not the machine); the next command taking the lock stops what
-// its unended runs left running and clears it. Records of format version 1 name entries of the
+// its unended runs left running and clears it, and a plan reads it
+// (ReadRunLog) only when the lock's holder is dead (HolderAlive). Records of format version 1 name entries of the
 // earlier store layout (dir/store/<key>); they are never taken for a result
 // (ValidEntry), and kiln gc removes what that layout left.
 //

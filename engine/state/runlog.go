@@ -58,12 +58,30 @@ type runLine struct {
 // journal exists only while an apply runs, or after one died: an apply that
 // finishes removes it.)
 func OpenRunLog(dir string) (*RunLog, []Interrupted, error) {
-	path := filepath.Join(dir, runLogName)
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("reading the journal of running processes: %w", err)
+	runs, err := ReadRunLog(dir)
+	if err != nil {
+		return nil, nil, err
 	}
-	return &RunLog{path: path}, parseRunLog(data), nil
+	return &RunLog{path: filepath.Join(dir, runLogName)}, runs, nil
+}
+
+// ReadRunLog returns the runs in the journal of the state folder dir
+// without opening it for writing or taking the apply lock, as kiln plan
+// reads them. Whether they are an apply's in progress or a dead one's is
+// the caller's to tell (the apply lock's holder).
+func ReadRunLog(dir string) ([]Interrupted, error) {
+	data, err := os.ReadFile(filepath.Join(dir, runLogName))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading the journal of running processes: %w", err)
+	}
+	return parseRunLog(data), nil
+}
+
+// HasRunLog reports whether the journal of dir holds anything: an apply
+// runs, or one died and left runs for the next to settle.
+func HasRunLog(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, runLogName))
+	return err == nil && fi.Size() > 0
 }
 
 // parseRunLog returns the runs of a journal, those that ended marked so. A

@@ -69,3 +69,44 @@ func TestRunLogFindsUnendedRuns(t *testing.T) {
 		t.Errorf("an open run was not kept: %v", left)
 	}
 }
+
+// TestReadRunLogLeavesTheJournal: a plan reads a dead apply's runs as the
+// next apply will, and the journal is byte for byte as it was.
+func TestReadRunLogLeavesTheJournal(t *testing.T) {
+	dir := t.TempDir()
+	if HasRunLog(dir) {
+		t.Error("HasRunLog before any apply = true")
+	}
+	if runs, err := ReadRunLog(dir); err != nil || len(runs) != 0 {
+		t.Fatalf("ReadRunLog before any apply = %v, %v", runs, err)
+	}
+	l, _, err := OpenRunLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := l.Begin("exec.a", "k1-r1", true)
+	a.GroupStarted(proc.Group{PGID: 100, Start: 7})
+	// kiln dies here.
+	if !HasRunLog(dir) {
+		t.Error("HasRunLog with a run open = false")
+	}
+	before, err := os.ReadFile(filepath.Join(dir, runLogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ReadRunLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Interrupted{{Addr: "exec.a", Entry: "k1-r1", Resumable: true, Groups: []proc.Group{{PGID: 100, Start: 7}}}}
+	if diff := cmp.Diff(want, runs); diff != "" {
+		t.Errorf("ReadRunLog (-want +got):\n%s", diff)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, runLogName))
+	if diff := cmp.Diff(string(before), string(after)); diff != "" {
+		t.Errorf("journal changed by ReadRunLog (-before +after):\n%s", diff)
+	}
+	if _, left, _ := OpenRunLog(dir); len(left) != 1 {
+		t.Errorf("the next apply finds %d runs, want 1", len(left))
+	}
+}
