@@ -10,6 +10,11 @@
 // the wait for readiness), so the engine journals it: should kiln die while
 // the service starts, the next apply or destroy stops it.
 //
+// A list command's program is found by engine/proc's LookPath, as exec's
+// is: at plan time through Program (kind.ProgramRunner), so it enters the
+// key and a missing one blocks the node, and again by Build and by a stop
+// command, on the PATH of the node's environment with env on top.
+//
 // Invariants: a recorded process is identified by pid and the start time from
 // /proc/PID/stat, so a recycled pid is never mistaken for the service and
 // never signalled. The digest is a hash of the configuration only, so a

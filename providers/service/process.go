@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -23,7 +22,7 @@ type process struct {
 // startDetached starts argv in its own session so it outlives kiln, with
 // stdin from /dev/null and stdout and stderr appended to logPath.
 func startDetached(argv []string, dir string, env []string, logPath string) (*process, error) {
-	path, err := lookPath(argv[0], env)
+	path, err := proc.LookPath(argv[0], dir, env)
 	if err != nil {
 		return nil, err
 	}
@@ -71,29 +70,4 @@ func (p *process) exitDescription() string {
 		return p.waitErr.Error()
 	}
 	return "exit status 0"
-}
-
-// lookPath finds a program on the PATH of env (not kiln's own PATH). A name
-// with a slash is used as given; a relative one is resolved against the
-// working folder by the kernel.
-func lookPath(name string, env []string) (string, error) {
-	if strings.Contains(name, "/") {
-		return name, nil
-	}
-	pathList := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathList = v
-		}
-	}
-	for _, dir := range filepath.SplitList(pathList) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("program %q not found on the service's PATH %q: install it, give its absolute path, or set PATH in env", name, pathList)
 }

@@ -17,6 +17,8 @@ var blockSchema = &schema.Block{
 
 A running, healthy service with an unchanged key is reused; one that is down, unhealthy or changed is started again (the plan's ^). Its digest is a hash of its configuration, so a restart with the same configuration does not rebuild what uses it. kiln destroy stops it.
 
+A list command names its program, found as exec finds it: on the PATH the service's processes get (a toolchain's variables, env_prepend and env_append, then env), a relative path or PATH folder taken from dir. The program is found when kiln plans — one found nowhere blocks the service there — and its resolved path enters the key, with the file's digest when it lies inside the pipeline folder, so another program under the same name starts the service again.
+
 Readiness: the ready block's HTTP probe when it has a url; otherwise a TCP connect to port (on url's host, 127.0.0.1 by default). With neither ready block nor port, the service is ready once started.`,
 	Example: `service "sandbox" {
   command = ["uvicorn", "sandbox.server.server:app", "--port", "8080"]

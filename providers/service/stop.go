@@ -113,7 +113,7 @@ func waitGone(ctx context.Context, r recorded, deadline time.Time) bool {
 // runStopCommand runs the configured stop command in its own process group,
 // killing that group if it outlasts the grace period.
 func runStopCommand(ctx context.Context, argv []string, dir string, env []string, log io.Writer, grace time.Duration) error {
-	path, err := lookPath(argv[0], env)
+	path, err := proc.LookPath(argv[0], dir, env)
 	if err != nil {
 		return err
 	}
