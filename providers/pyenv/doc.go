@@ -34,9 +34,12 @@
 //
 // The interpreter must be Python 3.8 or newer (importlib.metadata lists
 // what is installed after each step). Probe looks for it at plan time on
-// kiln's PATH and runs it once (with the venv and ensurepip modules), so a
-// missing interpreter, or a pyenv shim for a version that is not selected,
-// blocks the node in the plan with what is wrong.
+// the PATH the build searches (the node's, or kiln's while a toolchain is
+// still to be built) and runs it once (with the venv and ensurepip
+// modules), so a missing interpreter, or a pyenv shim for a version that is
+// not selected, blocks the node in the plan with what is wrong. Its
+// major.minor version is a key line (python.version): a venv made with
+// 3.11 does not run on 3.12, so another minor version rebuilds it.
 //
 // Nothing here holds state between calls; a PythonEnv may build several
 // nodes at once.

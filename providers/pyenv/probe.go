@@ -38,10 +38,16 @@ type interpreterOnce struct {
 // Probe checks at plan time that the interpreter the venv is made from is
 // on this machine and runs, with the venv module: a pipeline that names
 // python3.11 says "python3.11 not found" before anything runs, not hours
-// later. The name is looked up on kiln's PATH, the one a build gets unless
-// a toolchain changes it (an interpreter only a toolchain provides is given
-// by its absolute path). Nothing enters the key: the interpreter's version
-// is part of the digest once the venv is built.
+// later. The name is looked up on the PATH the build searches: the node's
+// (its toolchain's variables, env_prepend and env_append) when it is known,
+// else kiln's own (a toolchain still to be built).
+//
+// The interpreter's major.minor version enters the key (python.version): a
+// venv is bound to the minor version it was made with (its site-packages
+// folder, compiled extensions), so another one — python3 upgraded from
+// 3.11 to 3.12 — rebuilds the environment, and the earlier result stays
+// restorable for the earlier interpreter. A patch release is the same key.
+// The full version is part of the digest once the venv is built.
 func (p *PythonEnv) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*kind.Probe, error) {
 	python := "python3"
 	if v := n.Config; !v.IsNull() && v.IsKnown() && v.Type().IsObjectType() && v.Type().HasAttribute("python") {
@@ -50,6 +56,9 @@ func (p *PythonEnv) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*k
 		}
 	}
 	path := os.Getenv("PATH")
+	if n.Env != nil {
+		path, _ = lookupEnv(n.Env, "PATH")
+	}
 	v, _ := probes.LoadOrStore(python+"\x00"+n.Root+"\x00"+path, &interpreterOnce{})
 	o := v.(*interpreterOnce)
 	o.once.Do(func() { o.in = lookInterpreter(ctx, python, path, n.Root, p.grace()) })
@@ -57,7 +66,19 @@ func (p *PythonEnv) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*k
 	if in.problem != "" {
 		return &kind.Probe{Blocked: fmt.Sprintf("python_env %s: %s", n.Addr.Name, in.problem)}, nil
 	}
-	return &kind.Probe{Facts: map[string]string{"interpreter": in.path, "interpreter_version": in.version}}, nil
+	return &kind.Probe{
+		KeyLines: [][2]string{{"python.version", minorVersion(in.version)}},
+		Facts:    map[string]string{"interpreter": in.path, "interpreter_version": in.version},
+	}, nil
+}
+
+// minorVersion is the major.minor part of a version such as 3.11.4.
+func minorVersion(v string) string {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return v
+	}
+	return parts[0] + "." + parts[1]
 }
 
 // lookInterpreter finds python on path and runs it once.

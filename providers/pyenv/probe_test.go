@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/kind"
 )
@@ -47,6 +48,48 @@ func TestProbeInterpreter(t *testing.T) {
 			}
 			if tt.blocked == "" && !strings.HasPrefix(p.Facts["interpreter_version"], "3.") {
 				t.Errorf("Facts = %v, want the interpreter's version", p.Facts)
+			}
+		})
+	}
+}
+
+// TestProbeKeysInterpreterMinorVersion: the interpreter found on the node's
+// PATH (what the build will use) gives its major.minor version as a key
+// line, so a python3 of another minor version rebuilds the environment and
+// a patch release does not.
+func TestProbeKeysInterpreterMinorVersion(t *testing.T) {
+	fake := func(version string) string {
+		bin := t.TempDir()
+		script := "#!/bin/sh\necho " + version + "\n"
+		if err := os.WriteFile(filepath.Join(bin, "python3"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return bin
+	}
+	tests := []struct {
+		version string
+		want    [][2]string
+	}{
+		{"3.11.4", [][2]string{{"python.version", "3.11"}}},
+		{"3.11.9", [][2]string{{"python.version", "3.11"}}},
+		{"3.12.1", [][2]string{{"python.version", "3.12"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			n := &kind.Node{Addr: addr.Node{Kind: "python_env", Name: "x"}, Config: decodeHCL(t, `python = "python3"`), Root: t.TempDir(),
+				Env: []string{"PATH=" + fake(tt.version) + ":/usr/bin:/bin"}}
+			p, err := New().(*PythonEnv).Probe(context.Background(), n, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Blocked != "" {
+				t.Fatalf("Blocked = %q", p.Blocked)
+			}
+			if diff := cmp.Diff(tt.want, p.KeyLines); diff != "" {
+				t.Errorf("KeyLines (-want +got):\n%s", diff)
+			}
+			if p.Facts["interpreter_version"] != tt.version {
+				t.Errorf("Facts = %v, want interpreter_version %s", p.Facts, tt.version)
 			}
 		})
 	}

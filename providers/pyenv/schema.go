@@ -26,7 +26,7 @@ The digest is the interpreter's version and the sorted pip freeze --all, so the 
 }`,
 	Attrs: []schema.Attr{
 		{Name: "python", Type: cty.String, Default: cty.StringVal("python3"), Key: schema.KeyValue,
-			Doc: "The interpreter the venv is made from (3.8 or newer): a name on the node's PATH or a path.", Example: `"python3.10"`},
+			Doc: "The interpreter the venv is made from (3.8 or newer): a name on the node's PATH or a path. kiln runs it when it plans; its major.minor version is in the key, so another minor version rebuilds the venv.", Example: `"python3.10"`},
 		{Name: "index_url", Type: cty.String, Key: schema.KeyValue,
 			Doc: "pip's --index-url.", Example: `"https://pypi.org/simple"`},
 		{Name: "extra_index_urls", Type: stringList, Key: schema.KeyValue,
