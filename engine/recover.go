@@ -94,6 +94,11 @@ func recoverRuns(store *state.Store, w *state.Writer, runs *state.RunLog, interr
 			out = append(out, found[i])
 		}
 	}
+	// A folder kept to resume in is recorded durably before the journal
+	// stops naming its run.
+	if err := w.Flush(); err != nil {
+		return out, err
+	}
 	if err := runs.Clear(); err != nil {
 		return out, err
 	}

@@ -313,7 +313,15 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Jobs: o.Jobs, Slurm: run.SlurmOptions{Kiln: w.opts.Kiln}, Cache: cache,
 	}}
 	res, applyErr := a.Apply(ctx)
-	applyErr = errors.Join(applyErr, runs.Close())
+	// The records of the runs that ended are made durable before the run
+	// journal stops naming them: killed in between, the next apply would
+	// find neither a record nor a run for their folders. A journal whose
+	// records could not be written stays for the next apply to settle.
+	if err := writer.Flush(); err != nil {
+		applyErr = errors.Join(applyErr, err)
+	} else {
+		applyErr = errors.Join(applyErr, runs.Close())
+	}
 	if rec != nil {
 		w.runID, w.recordErr = rec.ID(), rec.Close(ctx.Err() != nil)
 	}
