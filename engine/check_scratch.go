@@ -96,7 +96,7 @@ func (w *Workspace) checkInScratch(ctx context.Context, pl *plan.Plan, named map
 		return fail(fmt.Errorf("opening the scratch state: %w", err))
 	}
 	sw.scratch = true
-	res, err := sw.Apply(ctx, ApplyOptions{Parallelism: 2, Capacity: o.Capacity, Command: "kiln apply -check", KeepRuns: -1})
+	res, err := sw.Apply(ctx, ApplyOptions{Parallelism: 2, Command: "kiln apply -check", KeepRuns: -1})
 	if err != nil && res == nil {
 		return fail(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -101,6 +102,9 @@ func (w *Workspace) quickKeys(c *quickCert) (*quickKeys, bool) {
 	if p.Cache != nil || w.opts.CacheURL != "" {
 		return nil, false // a plan asks the remote cache about what would run
 	}
+	if len(p.Pools) > 0 {
+		return nil, false // pool blocks are read from the HCL (machinePools)
+	}
 	k := &quickKeys{Format: quickKeysFormat, Config: c.Config, Lineage: c.Lineage, Serial: c.Serial, Nodes: make([]quickKeyNode, len(p.Nodes))}
 	index := make(map[addr.Node]int32, len(p.Nodes))
 	for i, n := range p.Nodes {
@@ -113,6 +117,11 @@ func (w *Workspace) quickKeys(c *quickCert) (*quickKeys, bool) {
 		r := w.state.Records[n.Addr.String()]
 		if !r.Good() || n.Meta.Executor != "" || w.decider.Mismatch(n, r.Key, r.Digest) != nil {
 			return nil, false // a Slurm job to look for; a result the lock disowns
+		}
+		for name := range n.Meta.Resources {
+			if name != "cpu" && name != "mem_mb" {
+				return nil, false // a device pool, which a host node reports
+			}
 		}
 		kn := quickKeyNode{Addr: n.Addr.String(), Kind: n.Block.Kind.Name(), Key: r.Key, Digest: r.Digest, Entry: r.Entry,
 			Outputs: r.Outputs, Duration: r.Duration, Resources: n.Meta.Resources,
@@ -316,14 +325,10 @@ func (q *quickSession) decide(ctx context.Context, k *quickKeys, changed []map[s
 	for _, kd := range o.Kinds {
 		kinds[kd.Name()] = kd
 	}
-	capacity := o.Capacity
-	if capacity == nil {
-		capacity = machineCapacity()
-	}
 	d := &plan.Decider{
 		Pipeline: &config.Pipeline{Root: q.root, StateDir: q.stateDir},
 		State:    &state.State{Records: map[string]*state.Record{}},
-		Store:    q.store, Stat: q.stat, Capacity: capacity,
+		Store:    q.store, Stat: q.stat, Pools: machinePools(o.Resources),
 		Records: plan.OpenRecords(&state.State{}, q.store),
 	}
 	nodes := make([]*config.Node, len(k.Nodes))
@@ -425,12 +430,14 @@ func splitLines(b []byte) []string {
 	return strings.Split(s, "\n")
 }
 
-// machineCapacity is the resource pools of this machine without probing a
-// host: its CPUs and memory.
-func machineCapacity() map[string]int64 {
-	capacity := map[string]int64{"cpu": int64(runtime.NumCPU())}
+// machinePools are the resource pools of this machine without the HCL and
+// without probing a host: its CPUs and memory, and the -resource values.
+// Pool blocks and host nodes are read from the HCL, so quickKeys leaves out
+// a pipeline whose nodes ask for any other pool.
+func machinePools(given map[string]pool.Given) pool.Set {
+	src := pool.Sources{Given: given, CPUs: runtime.NumCPU()}
 	if mb, ok := proc.MemoryMB(); ok {
-		capacity["mem_mb"] = mb
+		src.MemMB = mb
 	}
-	return capacity
+	return pool.Resolve(src)
 }

@@ -6,18 +6,20 @@ import (
 	"github.com/kilnbuild/kiln/engine/history"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/metrics"
+	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/run"
 )
 
 // beginRun starts the record of an apply (engine/history): the nodes in
 // scope, in dependency order, with their dependencies, resources and
-// metrics. It returns nil when o.KeepRuns is negative.
-func (w *Workspace) beginRun(o ApplyOptions, host string) (*history.Recorder, error) {
+// metrics, and the sizes of the pools. It returns nil when o.KeepRuns is
+// negative.
+func (w *Workspace) beginRun(o ApplyOptions, host string, pools pool.Set) (*history.Recorder, error) {
 	if o.KeepRuns < 0 {
 		return nil, nil
 	}
 	hdr := history.Run{Host: host, PID: os.Getpid(), Command: o.Command, Version: Version, Root: w.pipeline.Root,
-		Parallelism: o.Parallelism, Capacity: o.Capacity}
+		Parallelism: o.Parallelism, Capacity: pools.Capacity()}
 	specs := map[int]*metrics.Spec{}
 	index := map[int]int{} // DAG vertex → node index in the run
 	for _, v := range w.dag.Graph.Order() {

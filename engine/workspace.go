@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"time"
 
@@ -17,6 +18,8 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/pool"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -33,9 +36,10 @@ type Options struct {
 	Kinds    []kind.Kind
 	Targets  []addr.Node
 	Replace  []addr.Node
-	// Capacity is the resource pools (-resource npu=8); nil means what this
-	// machine offers (HostCapacity). Plan and apply both decide with it.
-	Capacity map[string]int64
+	// Resources are the -resource values: pool sizes or device ids that
+	// override the pipeline's pool blocks and what a host node reports.
+	// Plan and apply both decide with the pools they make (Pools).
+	Resources map[string]pool.Given
 	// DebugKey receives every key computed, with its lines.
 	DebugKey func(a addr.Node, key string, lines []string)
 	// StateDir is the state folder; default: .kiln beside the pipeline.
@@ -81,6 +85,8 @@ type Workspace struct {
 	// recordErr is a failure to write that record, which did not stop the
 	// apply.
 	recordErr error
+	// pools are this machine's pools, read once per workspace (Pools).
+	pools pool.Set
 }
 
 // Open loads the pipeline at o.Path and its state. Diagnostics describe
@@ -151,18 +157,9 @@ func (w *Workspace) statCachePath() string {
 	return filepath.Join(w.pipeline.StateDir, "cache", "stat")
 }
 
-// Capacity is the resource pools decisions are made against: those of
-// Options, or what this machine offers.
-func (w *Workspace) Capacity() map[string]int64 {
-	if w.opts.Capacity == nil {
-		w.opts.Capacity = w.HostCapacity()
-	}
-	return w.opts.Capacity
-}
-
 // Plan decides every node in scope.
 func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
-	w.decider.Capacity = w.Capacity()
+	w.decider.Pools = w.Pools(ctx)
 	pl, diags := w.decider.Make(ctx, w.dag, w.scope)
 	pl.Moved = w.moves
 	diags = append(diags, w.pipeline.CheckExpressions()...)
@@ -198,12 +195,11 @@ func (w *Workspace) saveStatCache() {
 	}
 }
 
-// ApplyOptions tune an apply.
+// ApplyOptions tune an apply. The pools come from Options.Resources, the
+// pipeline's pool blocks and its host node (see Pools).
 type ApplyOptions struct {
 	Parallelism int
-	// Capacity overrides the workspace's (Options.Capacity); nil keeps it.
-	Capacity map[string]int64
-	FailFast bool
+	FailFast    bool
 	// Jobs bounds the Slurm jobs submitted and not finished (-jobs N);
 	// 0 means only each executor's max_jobs.
 	Jobs    int
@@ -263,10 +259,6 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		return nil, d
 	}
 	w.decider.Pins = w.lock.Pins
-	if o.Capacity == nil {
-		o.Capacity = w.Capacity()
-	}
-	w.decider.Capacity = o.Capacity
 	if o.Expect != nil && *o.Expect != w.Stamp() {
 		return nil, fmt.Errorf("%w: it was made against state serial %d, the state is now at serial %d (lineage %s); run kiln plan again", ErrStalePlan, o.Expect.Serial, w.state.Serial, shortLineage(w.state.Lineage))
 	}
@@ -301,14 +293,15 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	w.decider.State = w.state.Snapshot()
 	w.records = plan.OpenRecords(w.decider.State, w.store)
 	w.decider.Records = w.records
-	rec, err := w.beginRun(o, host)
+	pools := w.Pools(ctx)
+	rec, err := w.beginRun(o, host, pools)
 	if err != nil {
 		_ = writer.Close()
 		return nil, err
 	}
 	reportProgress(w.pipeline.Kinds, o.Hooks)
 	a := &run.Applier{Decider: w.decider, DAG: w.dag, Writer: writer, Runs: runs, Options: run.Options{
-		Parallelism: o.Parallelism, Capacity: o.Capacity, FailFast: o.FailFast, Scope: w.scope,
+		Parallelism: o.Parallelism, Pools: pools, FailFast: o.FailFast, Scope: w.scope,
 		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version, StrictLock: w.StrictLock(),
 		Jobs: o.Jobs, Slurm: run.SlurmOptions{Kiln: w.opts.Kiln}, Cache: cache,
 	}}
@@ -418,31 +411,51 @@ func sortedNames[V any](m map[string]V) []string {
 	return out
 }
 
-// HostCapacity is the resource pools this machine offers: cpu (its CPU
-// count), mem_mb (its memory in MiB) and the pools its nodes' kinds report
-// (kind.CapacityReporter: npu, the NPUs a host node finds).
-func (w *Workspace) HostCapacity() map[string]int64 {
-	capacity := machineCapacity()
+// Pools are the resource pools of this machine for a plan or apply: the
+// -resource values (Options.Resources) over the pipeline's pool blocks over
+// the NPU devices the first host node reports (healthy ones; the others
+// are excluded with the reason), cpu (the CPU count) and mem_mb (the
+// memory in MiB). They are read once: a plan and the apply that follows in
+// one command see the same pools.
+func (w *Workspace) Pools(ctx context.Context) pool.Set {
+	if w.pools != nil {
+		return w.pools
+	}
+	src := pool.Sources{Given: w.opts.Resources, CPUs: runtime.NumCPU(), Specs: map[string]*pool.Spec{}}
+	if mb, ok := proc.MemoryMB(); ok {
+		src.MemMB = mb
+	}
+	for name, b := range w.pipeline.Pools {
+		src.Specs[name] = &b.Spec
+	}
 	for _, n := range w.pipeline.Nodes {
-		cr, ok := n.Block.Kind.(kind.CapacityReporter)
+		dr, ok := n.Block.Kind.(kind.DeviceReporter)
 		if !ok {
 			continue
 		}
-		ev, diags := w.pipeline.Evaluate(n, plan.NewValues(), "")
-		if diags.HasErrors() {
-			continue
-		}
-		pr, ok := n.Block.Kind.(kind.Prober)
-		if !ok {
-			continue
-		}
-		probe, err := pr.Probe(context.Background(), &kind.Node{Addr: n.Addr, Config: ev.Config, Root: w.pipeline.Root, Out: w.pipeline.OutPath(n.Addr), State: w.pipeline.StateDir}, nil)
-		if err != nil || probe == nil {
-			continue
-		}
-		for pool, v := range cr.Capacity(probe) {
-			capacity[pool] = v
+		if h := w.probeDevices(ctx, n, dr); h != nil {
+			src.Host = h
+			break
 		}
 	}
-	return capacity
+	w.pools = pool.Resolve(src)
+	return w.pools
+}
+
+// probeDevices probes a node whose kind reports devices (a host's NPUs);
+// nil when it reports none.
+func (w *Workspace) probeDevices(ctx context.Context, n *config.Node, dr kind.DeviceReporter) *pool.Host {
+	ev, diags := w.pipeline.Evaluate(n, plan.NewValues(), "")
+	if diags.HasErrors() {
+		return nil
+	}
+	pr, ok := n.Block.Kind.(kind.Prober)
+	if !ok {
+		return nil
+	}
+	probe, err := pr.Probe(ctx, &kind.Node{Addr: n.Addr, Config: ev.Config, Root: w.pipeline.Root, Out: w.pipeline.OutPath(n.Addr), State: w.pipeline.StateDir}, nil)
+	if err != nil || probe == nil {
+		return nil
+	}
+	return dr.Devices(n.Addr.String(), probe)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
+	"github.com/kilnbuild/kiln/providers/host/hosttest"
 	"github.com/kilnbuild/kiln/providers"
 )
 
@@ -256,23 +257,23 @@ func TestWorkspaceApplyRefusesAHeldLock(t *testing.T) {
 	}
 }
 
-// HostCapacity counts this machine's CPUs and adds the pools a host node's
-// probe finds (kind.CapacityReporter): here the four NPUs a stand-in
-// npu-smi lists.
-func TestWorkspaceHostCapacityAddsAHostsNPUs(t *testing.T) {
+// Pools counts this machine's CPUs and adds the devices a host node's probe
+// finds (kind.DeviceReporter): here the four NPUs a stand-in npu-smi lists,
+// with their ids.
+func TestWorkspacePoolsAddAHostsNPUs(t *testing.T) {
 	dir := pipeline(t, map[string]string{
-		"npu-smi":      "#!/bin/sh\nprintf '\\tTotal Count : 4\\n'\n",
+		"npu-smi":      hosttest.NPUSmi(4, nil),
 		"pipeline.hcl": "host \"a2\" {\n  npu_smi = \"./npu-smi\"\n}\n",
 	})
 	if err := os.Chmod(filepath.Join(dir, "npu-smi"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	got := open(t, dir, nil).HostCapacity()
-	if got["npu"] != 4 || got["cpu"] < 1 {
-		t.Errorf("HostCapacity = %v, want npu 4 and at least one cpu", got)
+	got := open(t, dir, nil).Pools(context.Background())
+	if got["npu"] == nil || got["npu"].Devices.String() != "0-3" || got["cpu"] == nil || got["cpu"].Size < 1 {
+		t.Errorf("Pools = %v, want npu 0-3 and at least one cpu", got.Capacity())
 	}
-	without := open(t, pipeline(t, map[string]string{"pipeline.hcl": twoSteps}), nil).HostCapacity()
+	without := open(t, pipeline(t, map[string]string{"pipeline.hcl": twoSteps}), nil).Pools(context.Background())
 	if _, ok := without["npu"]; ok {
-		t.Errorf("HostCapacity without a host node = %v, want no npu pool", without)
+		t.Errorf("Pools without a host node = %v, want no npu pool", without.Capacity())
 	}
 }

@@ -83,7 +83,7 @@ func applyKiln(t *testing.T, dir string) {
 	if err != nil || diags.HasErrors() {
 		t.Fatalf("open the generated pipeline: %v %s", err, diags.Error())
 	}
-	res, err := w.Apply(context.Background(), engine.ApplyOptions{Parallelism: 2, Capacity: w.HostCapacity()})
+	res, err := w.Apply(context.Background(), engine.ApplyOptions{Parallelism: 2})
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}

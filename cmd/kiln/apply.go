@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -148,22 +147,6 @@ func (c *cli) printFailures(w *engine.Workspace, res *run.Result) {
 			c.diags(w, de.Diags, true)
 		}
 	}
-}
-
-func parseResources(list []string) (map[string]int64, error) {
-	if len(list) == 0 {
-		return nil, nil
-	}
-	m := map[string]int64{}
-	for _, r := range list {
-		name, val, ok := strings.Cut(r, "=")
-		n, err := strconv.ParseInt(val, 10, 64)
-		if !ok || name == "" || err != nil || n < 0 {
-			return nil, fmt.Errorf("-resource %q: write it as -resource name=N, e.g. -resource npu=8", r)
-		}
-		m[name] = n
-	}
-	return m, nil
 }
 
 // progress is the apply's view: a live status on a terminal, plain lines

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/pool"
 )
 
 // flagSets builds each command's flag set, for parsing and for kiln help.
@@ -60,28 +61,44 @@ func (d *decideArgs) register(fs *flag.FlagSet) {
 	d.pipelineArgs.register(fs)
 	fs.Var(&d.targets, "target", "limit to this node and what it depends on (repeatable)")
 	fs.Var(&d.replace, "replace", "rebuild this node even if it is up to date (repeatable)")
-	fs.Var(&d.resources, "resource", "capacity of a resource pool: -resource npu=8 (repeatable; default: what a host node reports)")
+	fs.Var(&d.resources, "resource", "a resource pool: device ids (-resource npu=0-7, npu=4,5,6,7) or a count (-resource mem=64; npu=8 means ids 0-7); repeatable; default: what a host node reports and the pipeline's pool blocks")
 	fs.BoolVar(&d.strict, "strict", false, "a result whose key is the one kiln.lock.hcl records but whose digest differs is an error, not a warning (also: kiln { strict_lock = true })")
 }
 
 // decision is decideArgs parsed.
 type decision struct {
 	targets, replace []addr.Node
-	capacity         map[string]int64 // nil: what this machine offers
+	resources        map[string]pool.Given // nil: what this machine offers
 	strict           bool
 }
 
 func (d *decideArgs) parse() (decision, error) {
 	targets, err := parseAddrs("target", d.targets)
 	replace, err2 := parseAddrs("replace", d.replace)
-	capacity, err3 := parseResources(d.resources)
-	return decision{targets: targets, replace: replace, capacity: capacity, strict: d.strict}, firstErr(err, err2, err3)
+	resources, err3 := parseResources(d.resources)
+	return decision{targets: targets, replace: replace, resources: resources, strict: d.strict}, firstErr(err, err2, err3)
+}
+
+// parseResources reads the -resource values; nil when none was given.
+func parseResources(list []string) (map[string]pool.Given, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	m := map[string]pool.Given{}
+	for _, s := range list {
+		name, g, err := pool.ParseResource(s)
+		if err != nil {
+			return nil, err
+		}
+		m[name] = g
+	}
+	return m, nil
 }
 
 // narrowed reports whether the flags select or force nodes, which the
 // no-change certificate cannot answer for.
 func (d decision) narrowed() bool {
-	return len(d.targets) > 0 || len(d.replace) > 0 || d.capacity != nil
+	return len(d.targets) > 0 || len(d.replace) > 0 || d.resources != nil
 }
 
 func parseAddrs(flagName string, list []string) ([]addr.Node, error) {

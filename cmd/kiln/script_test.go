@@ -5,6 +5,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,6 +39,10 @@ func TestMain(m *testing.M) {
 //	bgpid VAR             set $VAR to the pid of the newest background command
 //	signal SIG            send signal SIG (HUP, TERM, ...) to the newest background command
 //	gone PIDFILE          the process whose pid PIDFILE holds exits within 5s
+//	disjoint DIR MAX [ID...]
+//	                      each file in DIR is one run's "START END IDS" (stamps
+//	                      in ns, IDS comma-separated): runs that overlap in time
+//	                      share no id, at most MAX overlap, no run used an ID
 func TestScripts(t *testing.T) {
 	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"lines":    cmdLines,
@@ -45,6 +51,7 @@ func TestScripts(t *testing.T) {
 		"bgpid":    cmdBackgroundPID,
 		"signal":   cmdSignal,
 		"gone":     cmdGone,
+		"disjoint": cmdDisjoint,
 	}
 	for name, f := range scaleOutCmds {
 		cmds[name] = f
@@ -198,4 +205,80 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// cmdDisjoint checks what commands recorded of their own runs: the device
+// ids they saw and when they ran.
+func cmdDisjoint(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: disjoint DIR MAX [ID...]")
+	}
+	most, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("disjoint: MAX must be a number, got %q", args[1])
+	}
+	type run struct {
+		name       string
+		start, end int64
+		ids        map[string]bool
+	}
+	entries, err := os.ReadDir(ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("disjoint: %v", err)
+	}
+	var runs []run
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(ts.MkAbs(args[0]), e.Name()))
+		if err != nil {
+			ts.Fatalf("disjoint: %v", err)
+		}
+		f := strings.Fields(string(b))
+		if len(f) != 3 {
+			ts.Fatalf("disjoint: %s holds %q, want START END IDS", e.Name(), b)
+		}
+		r := run{name: e.Name(), ids: map[string]bool{}}
+		r.start, _ = strconv.ParseInt(f[0], 10, 64)
+		r.end, _ = strconv.ParseInt(f[1], 10, 64)
+		for id := range strings.SplitSeq(f[2], ",") {
+			r.ids[id] = true
+		}
+		for _, unused := range args[2:] {
+			if r.ids[unused] {
+				ts.Fatalf("disjoint: %s ran on device %s (%s)", r.name, unused, f[2])
+			}
+		}
+		runs = append(runs, r)
+	}
+	type event struct {
+		at    int64
+		delta int // +1 a run starts, -1 one ends
+	}
+	var events []event
+	for i, a := range runs {
+		events = append(events, event{a.start, 1}, event{a.end, -1})
+		for _, b := range runs[i+1:] {
+			if a.start >= b.end || b.start >= a.end {
+				continue
+			}
+			for id := range a.ids {
+				if b.ids[id] {
+					ts.Fatalf("disjoint: %s and %s ran at the same time on device %s", a.name, b.name, id)
+				}
+			}
+		}
+	}
+	// The most runs at once: ends sort before starts at the same stamp.
+	sort.Slice(events, func(i, j int) bool {
+		if events[i].at != events[j].at {
+			return events[i].at < events[j].at
+		}
+		return events[i].delta < events[j].delta
+	})
+	now := 0
+	for _, e := range events {
+		if now += e.delta; now > most {
+			ts.Fatalf("disjoint: %d runs at once, want at most %d", now, most)
+		}
+	}
+	ts.Logf("%d runs, none sharing a device while running together", len(runs))
 }

@@ -42,7 +42,7 @@ func (c *cli) open(p *pipelineArgs, path string, d decision) (*engine.Workspace,
 	}
 	o := engine.Options{
 		Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: kinds(),
-		Targets: d.targets, Replace: d.replace, Capacity: d.capacity, StrictLock: d.strict,
+		Targets: d.targets, Replace: d.replace, Resources: d.resources, StrictLock: d.strict,
 		CacheURL: c.getenv("KILN_CACHE_URL"),
 		CacheAuth: remotecache.Auth{
 			Token: c.getenv("KILN_CACHE_TOKEN"), Username: c.getenv("KILN_CACHE_USERNAME"), Password: c.getenv("KILN_CACHE_PASSWORD"),

@@ -34,7 +34,7 @@ var MetaArguments = &schema.Block{
 			Doc:     "Files, folders and globs (** for any depth) whose contents enter the key, relative to the pipeline folder. A missing file, or a glob matching nothing, stops that node (the plan says it cannot run, apply fails it and skips what depends on it); the rest of the pipeline plans and runs. An input that another node writes in place (its outputs), or a folder or glob that holds one, makes that node a dependency by itself, and is hashed only once it ran. An input inside an upstream's output folder is not hashed: that upstream's digest is in the key.",
 			Example: `["train.py", "configs/", "src/**/*.py"]`},
 		{Name: "resources", Type: cty.Map(cty.Number), Key: schema.KeyNo,
-			Doc:     "Amounts held while the node runs, against the pools (-resource npu=8, or what a host node reports; cpu defaults to the CPU count, mem_mb to the memory in MiB). The command reads what it was given from $KILN_CPUS (1 when cpu is not set), $KILN_MEM_MB and ${self.resources.NAME}; none of it enters the key, so changing a thread count reruns nothing. More cpu or mem_mb than the machine has is scaled down to what it has, with a warning; a node asking for more of another pool (npu) than it holds cannot run here.",
+			Doc:     "Amounts held while the node runs, against the pools (see Pools; -resource npu=8 on the command line). The command reads what it was given from $KILN_CPUS (1 when cpu is not set), $KILN_MEM_MB and ${self.resources.NAME}; none of it enters the key, so changing a thread count reruns nothing. More cpu or mem_mb than the machine has is scaled down to what it has, with a warning. A node asking for N of a device pool (npu, gpu) gets N device ids of its own, in the pool's variable (ASCEND_RT_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES); one asking for more of a pool than it holds cannot run here.",
 			Example: `{ npu = 8 }`},
 		{Name: "timeout", Type: cty.String, DefaultDoc: "none", Key: schema.KeyNo,
 			Doc:     "Stop the node's process group after this long (SIGTERM, then SIGKILL), and fail it.",
@@ -243,9 +243,28 @@ var SettingsBlock = &schema.Block{
 	},
 }
 
+// PoolBlock is `pool "NAME" { ... }`.
+var PoolBlock = &schema.Block{
+	Name:    "pool",
+	Labels:  []string{"name"},
+	Summary: "a resource pool whose units are devices with ids (NPUs, GPUs): which ids, the variable that tells a node its own, and how they are grouped",
+	Doc:     "NAME is the resource as nodes ask for it (resources = { npu = 4 }). Attributes must be known when the pipeline loads (literals, variables, locals that use no node). -resource NAME=IDS overrides devices; see Pools.",
+	Example: `pool "npu" {
+  groups = [[0, 1, 2, 3], [4, 5, 6, 7]]
+}`,
+	Attrs: []schema.Attr{
+		{Name: "devices", Type: anyType, TypeDoc: "string or list(number)", DefaultDoc: "npu: the devices the host node reports",
+			Doc: "The pool's device ids: ranges in a string, or a list of numbers.", Example: `"0-3,6"`},
+		{Name: "env", Type: cty.String, DefaultDoc: "npu: ASCEND_RT_VISIBLE_DEVICES, gpu: CUDA_VISIBLE_DEVICES, others: none",
+			Doc: `The variable a node's processes find their device ids in, comma-separated; "" hands out ids without setting a variable.`, Example: `"CUDA_VISIBLE_DEVICES"`},
+		{Name: "groups", Type: anyType, TypeDoc: "list(list(number))", DefaultDoc: "one group of all",
+			Doc: "Devices that belong together (a host whose interconnect is split): a node asking for no more than a group gets ids within one, a larger one takes whole groups. Ids in no group form one more group; ids the pool lacks are dropped.", Example: `[[0, 1, 2, 3], [4, 5, 6, 7]]`},
+	},
+}
+
 // LanguageBlocks are the top-level blocks that are not node kinds.
 func LanguageBlocks() []*schema.Block {
-	return []*schema.Block{VariableBlock, LocalsBlock, OutputBlock, SettingsBlock, MovedBlock, ExecutorBlock, CacheBlock}
+	return []*schema.Block{VariableBlock, LocalsBlock, OutputBlock, SettingsBlock, MovedBlock, ExecutorBlock, CacheBlock, PoolBlock}
 }
 
 // Reference is the language with the given node kinds: what kiln help and

@@ -86,9 +86,14 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 		return p, diags
 	}
 	diags = append(diags, p.expand()...)
-	if !diags.HasErrors() {
-		diags = append(diags, p.checkMoved()...)
+	if diags.HasErrors() {
+		return p, diags
 	}
+	diags = append(diags, p.checkMoved()...)
+	if diags.HasErrors() {
+		return p, diags
+	}
+	diags = append(diags, p.decodePools()...)
 	return p, diags
 }
 
@@ -131,6 +136,7 @@ func (p *Pipeline) rootSchema() *hcl.BodySchema {
 		{Type: "cache"},
 		{Type: "moved"},
 		{Type: "kiln"},
+		{Type: "pool", LabelNames: []string{"name"}},
 	}}
 	names := make([]string, 0, len(p.Kinds))
 	for n := range p.Kinds {
@@ -188,6 +194,10 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 				diags = append(diags, d...)
 				if m != nil {
 					p.Moved = append(p.Moved, m)
+				}
+			case "pool":
+				if declare("pool."+b.Labels[0], b.DefRange) {
+					p.poolBlocks = append(p.poolBlocks, b)
 				}
 			case "output":
 				if declare("output."+b.Labels[0], b.DefRange) {

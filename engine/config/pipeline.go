@@ -34,8 +34,9 @@ type Pipeline struct {
 	// StrictLock, from kiln { strict_lock = true }: a build that does not
 	// reproduce the digest kiln.lock.hcl records under the same key fails.
 	StrictLock bool
-	Blocks     []*Block // node blocks in source order
-	Nodes      []*Node  // node instances, sorted by address
+	Pools      map[string]*Pool // pool blocks by name
+	Blocks     []*Block         // node blocks in source order
+	Nodes      []*Node          // node instances, sorted by address
 	Kinds      map[string]kind.Kind
 	// Executors are the executor blocks by address (slurm.NAME);
 	// DefaultExecutor names the one with default = true, if any.
@@ -47,17 +48,18 @@ type Pipeline struct {
 	executorBlocks []*hcl.Block
 	cacheBlocks    []*hcl.Block
 
-	index     map[addr.Node]*Node
-	instances map[addr.Node][]addr.Node // block address -> its instances, in order
-	blockOf   map[addr.Node]*Block
-	vars      cty.Value // object of variable values
-	reads     readLog
-	specs     map[string]kindSpec // by kind name, computed once
-	staticMu  sync.Mutex
-	static    map[string]staticLocal // locals that reference no node, evaluated once
-	dynMu     sync.RWMutex
-	expanded  map[addr.Node]*expansion // dynamic blocks expanded so far, by block address
-	maxDyn    int                      // Options.MaxDynamic
+	poolBlocks []*hcl.Block
+	index      map[addr.Node]*Node
+	instances  map[addr.Node][]addr.Node // block address -> its instances, in order
+	blockOf    map[addr.Node]*Block
+	vars       cty.Value // object of variable values
+	reads      readLog
+	specs      map[string]kindSpec // by kind name, computed once
+	staticMu   sync.Mutex
+	static     map[string]staticLocal // locals that reference no node, evaluated once
+	dynMu      sync.RWMutex
+	expanded   map[addr.Node]*expansion // dynamic blocks expanded so far, by block address
+	maxDyn     int                      // Options.MaxDynamic
 }
 
 // Node returns the instance at a, or nil. The instances of a dynamic block

@@ -12,6 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/metrics"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/run"
 )
 
@@ -200,6 +201,7 @@ func (r *Recorder) result(res run.NodeResult) *Result {
 		Reasons: res.Reasons, Outcome: string(res.Outcome),
 		Started: utc(res.Started), Began: utc(res.Began), Ended: utc(res.Ended),
 		Attempts: res.Attempts, BytesHashed: res.BytesHashed,
+		Devices: pool.HeldList(res.Devices),
 	}
 	if res.Action != 0 {
 		out.Action = res.Action.Word()

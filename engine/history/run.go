@@ -61,8 +61,8 @@ type Result struct {
 	Attempts    int           `json:"attempts,omitempty"`
 	BytesHashed int64         `json:"bytes_hashed,omitempty"` // read to hash its result
 	Log         string        `json:"log,omitempty"`          // relative to Run.Root
-	// Devices are the ids of the devices (NPUs, GPUs) the node held, when
-	// the executor assigns them.
+	// Devices are the devices (NPUs, GPUs) the node held, one entry per
+	// pool: "npu 4-7".
 	Devices []string `json:"devices,omitempty"`
 }
 

@@ -14,8 +14,8 @@
 // time), Verifier (checks its own results for drift), KeyFiles (files whose
 // contents enter the key), Service (the result is a running process),
 // Pinner and PinResolver (values kiln.lock.hcl keeps), Unpinned (what a run
-// will resolve and pin, for the plan's reasons), CapacityReporter (resource
-// pools its probe finds, such as a host's NPUs), Portable (builds in
+// will resolve and pin, for the plan's reasons), DeviceReporter (devices
+// its probe finds, such as a host's NPUs, with their ids), Portable (builds in
 // a Slurm job), Shareable (results may go through a remote cache), Checker
 // (errors visible in the configuration alone), Documented (its schema as
 // data, for kiln help), ProgramRunner (the program it runs is found and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/schema"
 
 	"github.com/zclconf/go-cty/cty"
@@ -166,12 +167,12 @@ type ProgressReporter interface {
 	ReportProgress(progress func(addr string, done, total int64))
 }
 
-// CapacityReporter is implemented by Prober kinds whose probe finds
-// resource pools of the machine (a host's NPUs). The engine probes each such
-// node when it works out what this machine offers (Workspace.HostCapacity)
-// and adds the pools to the CPUs and memory it counts itself. Capacity
-// returns nil when the probe did not find them (a probe deferred until an
-// upstream runs).
-type CapacityReporter interface {
-	Capacity(p *Probe) map[string]int64
+// DeviceReporter is implemented by Prober kinds whose probe finds devices
+// of the machine (a host's NPUs). The engine probes the first such node
+// when it works out this machine's resource pools (Workspace.Pools): the
+// devices become a pool with their ids, beside the CPUs and memory it
+// counts itself. Devices returns nil when the probe found none (or was
+// deferred until an upstream runs).
+type DeviceReporter interface {
+	Devices(addr string, p *Probe) *pool.Host
 }

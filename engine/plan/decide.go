@@ -12,6 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -36,9 +37,6 @@ type Decider struct {
 	// the configuration of kinds that implement kind.Pinner before the key
 	// is computed. Read-only while deciding.
 	Pins map[string]map[string]string
-	// Capacity is the resource pools of the machine: a node asking for more
-	// than a pool holds cannot run here.
-	Capacity map[string]int64
 	// MovedFrom maps the address a moved block moves records to onto the
 	// one they come from, while the move is only made in memory (a plan):
 	// the stable link is still under the old address.
@@ -48,6 +46,9 @@ type Decider struct {
 	Targeted bool
 	// Locked are the builds kiln.lock.hcl records, by address.
 	Locked map[string]LockedBuild
+	// Pools are the resource pools of this machine: a node that asks for
+	// more than one holds cannot run here. Read-only while deciding.
+	Pools pool.Set
 }
 
 // LockedBuild is what kiln.lock.hcl records of a node's last build.
@@ -161,7 +162,9 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	if b := d.upstreamBlocked(n, vals); b != "" && dec.Blocked == "" {
 		dec.Blocked = b
 	}
-	if b := d.overCapacity(n); b != "" && dec.Blocked == "" {
+	// A node an executor runs elsewhere (Slurm) takes its resources from
+	// the cluster, not from this machine's pools.
+	if b := d.Pools.Blocked(n.Meta.Resources); b != "" && dec.Blocked == "" && n.Meta.Executor == "" {
 		dec.Blocked = b
 	}
 	in, pending, err := d.keyInputs(n, dec, vals)

@@ -49,5 +49,8 @@ func (d *Decider) blockedBy(n *config.Node, vals config.Values) string {
 	if b := d.upstreamBlocked(n, vals); b != "" {
 		return b
 	}
-	return d.overCapacity(n)
+	if n.Meta.Executor != "" {
+		return "" // an executor takes its resources from its cluster
+	}
+	return d.Pools.Blocked(n.Meta.Resources)
 }

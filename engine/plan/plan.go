@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -16,6 +17,7 @@ type Plan struct {
 	Changes []*Decision // in dependency order, one per node in scope
 	Forget  []string    // addresses in state that left the configuration
 	Moved   []Moved     // records that moved blocks hand to a new address
+	Pools   pool.Set    // the pools the nodes were decided against
 }
 
 // Moved is one node's records moving from one address to another.
@@ -47,7 +49,7 @@ func (p *Plan) HasChanges() bool {
 // Make decides every node in scope, in dependency order.
 func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.Diagnostics) {
 	vals := NewValues()
-	pl := &Plan{}
+	pl := &Plan{Pools: d.Pools}
 	var diags hcl.Diagnostics
 	actions := map[addr.Node]Action{}
 	for _, v := range dag.Graph.Order() {

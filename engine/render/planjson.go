@@ -5,6 +5,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/pool"
 )
 
 // PlanFormatVersion versions the JSON plan schema (docs/plan-json.md).
@@ -22,6 +23,25 @@ type PlanJSON struct {
 	Forget        []string       `json:"forget"`
 	Moved         []plan.Moved   `json:"moved"`
 	Blocked       []BlockedJSON  `json:"blocked"`
+	Pools         []PoolJSON     `json:"pools"`
+}
+
+// PoolJSON is a resource pool the plan was made against.
+type PoolJSON struct {
+	Name     string         `json:"name"`
+	Size     int64          `json:"size"`
+	Devices  []int          `json:"devices,omitempty"` // device ids; absent for a counted pool
+	Groups   [][]int        `json:"groups,omitempty"`
+	Env      string         `json:"env,omitempty"`
+	From     string         `json:"from"`
+	Excluded []ExcludedJSON `json:"excluded,omitempty"`
+}
+
+// ExcludedJSON is a device left out of its pool.
+type ExcludedJSON struct {
+	Device  int    `json:"device"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // StateJSON identifies the state a plan was made against.
@@ -79,7 +99,7 @@ type BlockedJSON struct {
 // with action "no-op" so programs see the whole scope.
 func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) *PlanJSON {
 	m := &PlanJSON{FormatVersion: PlanFormatVersion, KilnVersion: version, Pipeline: pipeline, State: stamp,
-		Summary: map[string]int{}, Changes: []ChangeJSON{}, Forget: []string{}, Moved: []plan.Moved{}, Blocked: []BlockedJSON{}}
+		Summary: map[string]int{}, Changes: []ChangeJSON{}, Forget: []string{}, Moved: []plan.Moved{}, Blocked: []BlockedJSON{}, Pools: modelPools(pl.Pools)}
 	for _, a := range []plan.Action{plan.Create, plan.Rebuild, plan.Maybe, plan.Restore, plan.Repair, plan.Start, plan.Fetch, plan.Forget, plan.NoOp} {
 		m.Summary[a.Word()] = 0
 	}
@@ -146,6 +166,25 @@ func blockedCause(d *plan.Decision, causes map[addr.Node]addr.Node) addr.Node {
 		}
 	}
 	return d.Node.Addr
+}
+
+func modelPools(set pool.Set) []PoolJSON {
+	out := []PoolJSON{}
+	for _, name := range set.Names() {
+		p := set[name]
+		j := PoolJSON{Name: name, Size: p.Size, Env: p.Env, From: p.From}
+		if p.Devices != nil {
+			j.Devices = p.Devices.Ints()
+			for _, g := range p.Groups {
+				j.Groups = append(j.Groups, g.Ints())
+			}
+		}
+		for _, e := range p.Excluded {
+			j.Excluded = append(j.Excluded, ExcludedJSON{Device: e.ID, Reason: e.Why, Message: p.Note(e)})
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 // HasChanges reports whether the modelled plan would do anything.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/pool"
 )
 
 // NoChanges is the plan's line when no node would change: from the full
@@ -22,6 +23,7 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 	if !m.HasChanges() {
 		NoChanges(w, m.Summary["no-op"])
 		writeTemps(w, m)
+		writeDevices(w, m, c)
 		writeBlocked(w, m, c)
 		writeMismatches(w, m, c)
 		return
@@ -64,6 +66,7 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 		fmt.Fprintf(w, "%s %s %s\n    no longer in the configuration; its results stay in the store until kiln gc\n", paint("-"), paint("%s", f), c.dim("(forget)"))
 	}
 	writeTemps(w, m)
+	writeDevices(w, m, c)
 	writeBlocked(w, m, c)
 	writeMismatches(w, m, c)
 	fmt.Fprintf(w, "\n%s\n", Summary(m))
@@ -75,6 +78,38 @@ func writeMismatches(w io.Writer, m *PlanJSON, c Colors) {
 	for _, ch := range m.Changes {
 		if lm := ch.LockMismatch; lm != nil {
 			fmt.Fprintf(w, "\n%s\n", c.action("!")("warning: %s: built with the key kiln.lock.hcl records, but the digest differs: %s in kiln.lock.hcl, %s here", ch.Address, short12(lm.Locked), short12(lm.Built)))
+		}
+	}
+}
+
+// writeDevices shows the device pools that nodes about to run use, or
+// that left a device out: "Devices: npu 0-2,4-7 from host.a2
+// (ASCEND_RT_VISIBLE_DEVICES)", then each excluded device.
+func writeDevices(w io.Writer, m *PlanJSON, c Colors) {
+	used := map[string]bool{}
+	for _, ch := range m.Changes {
+		if ch.Action != plan.NoOp.Word() {
+			for name := range ch.Resources {
+				used[name] = true
+			}
+		}
+	}
+	first := true
+	for _, p := range m.Pools {
+		if p.Devices == nil || !used[p.Name] && len(p.Excluded) == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		line := fmt.Sprintf("Devices: %s %s from %s", p.Name, pool.IDs(p.Devices), p.From)
+		if p.Env != "" {
+			line += " (" + p.Env + ")"
+		}
+		fmt.Fprintln(w, line)
+		for _, e := range p.Excluded {
+			fmt.Fprintf(w, "  %s\n", c.action("!")("%s", e.Message))
 		}
 	}
 }

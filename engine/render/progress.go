@@ -14,6 +14,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/run"
 )
 
@@ -70,6 +71,7 @@ type Progress struct {
 	// uploads are the results being pushed to a remote cache after their
 	// node finished, by address.
 	uploads map[string]*upload
+	devices map[addr.Node]string // from Devices until the node's Running
 	done    int
 	failed  int
 	started time.Time
@@ -96,6 +98,7 @@ const maxShown = 8
 func (p *Progress) Start() {
 	p.running = map[addr.Node]*nodeStatus{}
 	p.uploads = map[string]*upload{}
+	p.devices = map[addr.Node]string{}
 	if p.Now == nil {
 		p.Now = time.Now
 	}
@@ -145,20 +148,37 @@ func (p *Progress) Stop() {
 	p.mu.Unlock()
 }
 
+var _ run.DeviceHooks = (*Progress)(nil)
+
+// Devices notes the devices a node holds, shown with it while it runs.
+func (p *Progress) Devices(a addr.Node, held map[string][]int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.devices == nil {
+		p.devices = map[addr.Node]string{}
+	}
+	p.devices[a] = pool.HeldText(held)
+}
+
 func (p *Progress) Running(a addr.Node, action plan.Action, reasons []plan.Reason) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.Now()
-	n := &nodeStatus{addr: a, since: now, shown: now, previous: p.Previous[a]}
+	n := &nodeStatus{addr: a, since: now, shown: now, previous: p.Previous[a], devices: p.devices[a]}
+	delete(p.devices, a)
 	if m, ok := p.Meters[a]; ok {
 		n.total = m.Total
 	}
 	p.running[a] = n
+	on := ""
+	if n.devices != "" {
+		on = " on " + n.devices
+	}
 	why := ""
 	if len(reasons) > 0 {
 		why = ": " + reasons[0].String()
 	}
-	p.line(nil, fmt.Sprintf("%s %s%s", a, c(p.Colors, action, action.Word()), why))
+	p.line(nil, fmt.Sprintf("%s %s%s%s", a, c(p.Colors, action, action.Word()), on, why))
 }
 
 func c(cs Colors, a plan.Action, s string) string { return cs.action(string(a))("%s", s) }

@@ -233,3 +233,25 @@ func TestUploadsShown(t *testing.T) {
 		t.Errorf("heartbeat:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestProgressShowsDevices: the node's start line, its line in the live
+// status and its heartbeat name the devices it holds.
+func TestProgressShowsDevices(t *testing.T) {
+	p, out, clk := testProgress(false)
+	a := addr.Node{Kind: "exec", Name: "eval", Key: addr.IntKey(1)}
+	p.Devices(a, map[string][]int{"npu": {4, 5, 6, 7}})
+	p.Running(a, plan.Create, []plan.Reason{{Kind: "new"}})
+	if got, want := out.String(), "03:04:05 exec.eval[1] create on npu 4-7: never built\n"; got != want {
+		t.Errorf("start line %q, want %q", got, want)
+	}
+	clk.add(DefaultHeartbeat)
+	out.Reset()
+	p.heartbeats()
+	if got := out.String(); !strings.Contains(got, "exec.eval[1] still running (30s, on npu 4-7, no output yet)") {
+		t.Errorf("heartbeat %q does not name the devices", got)
+	}
+	line, _ := statusLine(p.running[a], clk.now(), 120, Colors{})
+	if !strings.Contains(line, "exec.eval[1]  0:30  npu 4-7") {
+		t.Errorf("status line %q does not show the devices beside the node", line)
+	}
+}

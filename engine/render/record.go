@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -27,6 +28,9 @@ func Record(w io.Writer, r *state.Record) {
 	if len(r.Resources) > 0 {
 		fmt.Fprintf(w, "  resources %v\n", r.Resources)
 	}
+	if len(r.Devices) > 0 {
+		fmt.Fprintf(w, "  devices  %s\n", pool.HeldText(r.Devices))
+	}
 	keys := make([]string, 0, len(r.Attrs))
 	for k := range r.Attrs {
 		keys = append(keys, k)
@@ -37,6 +41,9 @@ func Record(w io.Writer, r *state.Record) {
 	}
 	if f := r.Failure; f != nil {
 		fmt.Fprintf(w, "  failed   %s: %s (log %s)\n", f.At.Local().Format(time.DateTime), oneLine(f.Error, 200), f.Log)
+		if len(f.Devices) > 0 {
+			fmt.Fprintf(w, "  failed on %s\n", pool.HeldText(f.Devices))
+		}
 	}
 	if len(r.KeyLines) > 0 {
 		fmt.Fprintln(w, "  key lines:")

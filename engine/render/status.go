@@ -19,10 +19,11 @@ const (
 
 // nodeStatus is what the live status knows of one running node.
 type nodeStatus struct {
-	addr  addr.Node
-	since time.Time
-	last  string // the last line it printed, made plain
-	state string // a Slurm job's state, or ""
+	addr    addr.Node
+	since   time.Time
+	devices string // the devices it holds: "npu 0-3"
+	last    string // the last line it printed, made plain
+	state   string // a Slurm job's state, or ""
 	// step counter (progress = "..."): the last step, the total (0
 	// unknown), and the first step seen with when, for the rate.
 	step, total int64
@@ -114,6 +115,9 @@ func transferText(x *transfer, now time.Time) string {
 // columns: "⋯ ADDR  ELAPSED  PROGRESS  ETA  last line".
 func statusLine(n *nodeStatus, now time.Time, cols int, c Colors) (string, int) {
 	parts := []string{n.addr.String(), clock(n.elapsed(now))}
+	if n.devices != "" {
+		parts = append(parts, n.devices)
+	}
 	if n.state != "" {
 		parts = append(parts, n.state)
 	}
@@ -159,6 +163,9 @@ func headerLine(done, total, running, uploading, failed int, took time.Duration,
 // "exec.train still running (2m30s, last step 180/372, ETA 4m0s)".
 func heartbeatText(n *nodeStatus, now time.Time) string {
 	facts := []string{round(n.elapsed(now).Round(time.Second))}
+	if n.devices != "" {
+		facts = append(facts, "on "+n.devices)
+	}
 	switch {
 	case n.xfer != nil:
 		facts = append(facts, transferText(n.xfer, now))

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/run/sched"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -18,7 +19,7 @@ import (
 // Options tune an apply.
 type Options struct {
 	Parallelism int
-	Capacity    map[string]int64 // resource pools, e.g. {"npu": 8}
+	Pools       pool.Set // resource pools; a resource without one is unlimited
 	FailFast    bool
 	Scope       []bool // vertices to apply; nil means all
 	Hooks       Hooks
@@ -92,6 +93,9 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	if a.Options.Hooks == nil {
 		a.Options.Hooks = NoHooks{}
 	}
+	// Nodes are decided against the pools they run with, so a node that
+	// asks for more than a pool holds is blocked, as the plan showed.
+	a.Decider.Pools = a.Options.Pools
 	dag := a.DAG
 	scope := a.Options.Scope
 	if scope == nil {
@@ -137,15 +141,18 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 		tasks[t].Priority = prio[t]
 		a.tasks[t] = a.newTask(dag.Nodes[v], &tasks[t])
 	}
-	capacity := a.slurmCapacity()
-	if err := sched.Validate(tasks, capacity); err != nil {
+	counted, devices := schedPools(a.Options.Pools)
+	capacity := a.slurmCapacity(counted)
+	if err := sched.Validate(tasks, a.slurmCapacity(a.Options.Pools.Capacity())); err != nil {
 		return nil, err
 	}
 	opts := sched.Options{
 		Parallelism: a.Options.Parallelism,
 		Capacity:    capacity,
+		Devices:     devices,
 		FailFast:    a.Options.FailFast,
 		OnStart:     func(t int) { a.task(t).started = time.Now() },
+		OnDevices:   func(t int, ids map[string][]int) { a.task(t).held = ids },
 		OnAdd:       a.added,
 		OnFinish: func(t int, o sched.Outcome, err error) {
 			at := a.task(t)
@@ -174,12 +181,7 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 		if at.node.Placeholder() {
 			return a.expand(t, at, prio[t])
 		}
-		r := at.result
-		if at.tooBig != nil {
-			r.Outcome, r.Err = Failed, at.tooBig
-		} else {
-			r = a.node(ctx, at.node)
-		}
+		r := a.node(ctx, at.node, at.held)
 		r.Started, r.Ended = at.started, time.Now()
 		a.setResult(at, r)
 		a.Options.Hooks.Finished(r)
@@ -205,9 +207,9 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 // those of one executor.
 const slurmPool = "slurm-jobs"
 
-// slurmCapacity is the apply's pools with the Slurm job bounds added.
-func (a *Applier) slurmCapacity() map[string]int64 {
-	capacity := maps.Clone(a.Options.Capacity)
+// slurmCapacity is the pools' capacities with the Slurm job bounds added.
+func (a *Applier) slurmCapacity(pools map[string]int64) map[string]int64 {
+	capacity := maps.Clone(pools)
 	if capacity == nil {
 		capacity = map[string]int64{}
 	}

@@ -211,7 +211,7 @@ func (a *Applier) fetch(ctx context.Context, dec *plan.Decision) (NodeResult, bo
 	err = a.cache.fetch(ctx, n, rec, dir, progress)
 	if err == nil {
 		remote := &job.Result{OK: true, Digest: rec.Digest, Attrs: rec.Attrs, Host: rec.Host}
-		err = a.publish(dec, entry, dir, &built{remote: remote, cached: true}, start, time.Since(start), "", nil)
+		err = a.publish(dec, entry, dir, &built{remote: remote, cached: true}, start, time.Since(start), "", nil, nil)
 	}
 	res.Duration = time.Since(start)
 	if err != nil {

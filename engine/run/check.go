@@ -126,7 +126,7 @@ func (a *Applier) checkNode(ctx context.Context, dec *plan.Decision, root string
 		fail(err)
 		return
 	}
-	b, _, err := a.runKind(ctx, dec, "", out, false, log, nil)
+	b, _, err := a.runKind(ctx, dec, "", out, false, log, nil, nil)
 	_ = log.Close()
 	if err != nil {
 		fail(err)

@@ -28,6 +28,11 @@
 // the build's failure. Check rebuilds built nodes into scratch folders;
 // engine's apply -check builds the never-built ones in a scratch state.
 //
+// A node that asks for a device pool (resources = { npu = 4 }) runs on the
+// ids the scheduler hands it: the pool's variable (ASCEND_RT_VISIBLE_DEVICES)
+// carries them to its processes, its log starts with them, and its record
+// and NodeResult keep them. They never enter the key.
+//
 // The engine never prints. It reports through Hooks, which views render.
 // Hooks are called from many goroutines; implementations synchronise.
 package run

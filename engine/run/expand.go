@@ -1,7 +1,6 @@
 package run
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/config"
@@ -13,10 +12,10 @@ import (
 // the task's own while it runs, the scheduler's before and after.
 type applyTask struct {
 	node     *config.Node
-	tooBig   error      // the node asks for more than a pool holds
-	started  time.Time  // when the scheduler started it
-	reported bool       // the task reported its result itself
-	result   NodeResult // Outcome Cancelled until decided
+	held     map[string][]int // the device ids it holds, from OnDevices
+	started  time.Time        // when the scheduler started it
+	reported bool             // the task reported its result itself
+	result   NodeResult       // Outcome Cancelled until decided
 	// For a placeholder once expanded: its instances' tasks, before and
 	// after the scheduler numbered them.
 	expanded bool
@@ -34,14 +33,12 @@ func (a *Applier) newTask(n *config.Node, t *sched.Task) *applyTask {
 		return at
 	}
 	// CPUs and memory beyond the machine are scaled down (grant). A node
-	// asking for more of another pool than it holds fails on its own, with
-	// the reason; the rest of the pipeline still runs.
-	t.Resources, _ = grant(t.Resources, a.Options.Capacity)
-	for res, amount := range t.Resources {
-		if capacity, ok := a.Options.Capacity[res]; ok && amount > capacity {
-			at.tooBig = fmt.Errorf("needs %s=%d but this machine has %d (set the pool with -resource %s=N)", res, amount, capacity, res)
-			t.Resources = nil
-		}
+	// asking for more of another pool than it holds holds nothing:
+	// deciding it blocks it with the reason, and the rest of the pipeline
+	// still runs.
+	t.Resources, _ = grant(n.Meta.Resources, a.Options.Pools.Capacity())
+	if a.Options.Pools.Blocked(t.Resources) != "" {
+		t.Resources = nil
 	}
 	return at
 }

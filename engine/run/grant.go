@@ -5,17 +5,17 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/pool"
 )
 
 // grant returns what a node is given of the resources it asks for, against
 // the pools' capacities, and a warning per amount scaled down (only
-// plan.Elastic resources are).
+// pool.Elastic resources are).
 func grant(asked, capacity map[string]int64) (map[string]int64, []string) {
 	granted := make(map[string]int64, len(asked))
 	var warnings []string
 	for name, amount := range asked {
-		if c, limited := capacity[name]; limited && amount > c && plan.Elastic[name] != "" {
+		if c, limited := capacity[name]; limited && amount > c && pool.Elastic[name] != "" {
 			warnings = append(warnings, fmt.Sprintf("resources.%s = %d is more than this machine has; running with %d", name, amount, c))
 			amount = c
 		}

@@ -37,6 +37,7 @@ type NodeResult struct {
 	// LockMismatch is set when the node was built with the key
 	// kiln.lock.hcl records but its digest differs.
 	LockMismatch *plan.LockMismatch
+	Devices      map[string][]int // device ids the run held, per pool ({"npu": [0 1 2 3]})
 
 	Reasons []plan.Reason // why Action was decided
 	// Started is when the scheduler gave the node its turn (a slot and its
@@ -89,12 +90,20 @@ type Uploads interface {
 	UploadDone(addr string)
 }
 
+// DeviceHooks is implemented by hooks that show which devices a node holds.
+// Devices is called just before Running, for a node that holds devices.
+type DeviceHooks interface {
+	Devices(a addr.Node, held map[string][]int)
+}
+
 // NoHooks ignores everything.
 type NoHooks struct{}
 
 func (NoHooks) Running(addr.Node, plan.Action, []plan.Reason) {}
 func (NoHooks) Output(addr.Node, string)                      {}
 func (NoHooks) Finished(NodeResult)                           {}
+
+var _ DeviceHooks = Tee(nil)
 
 // Tee is Hooks that passes every call to each of hooks, in order.
 type Tee []Hooks
@@ -108,6 +117,15 @@ func (t Tee) Running(a addr.Node, action plan.Action, reasons []plan.Reason) {
 func (t Tee) Output(a addr.Node, line string) {
 	for _, h := range t {
 		h.Output(a, line)
+	}
+}
+
+// Devices passes the call on to the hooks that show devices.
+func (t Tee) Devices(a addr.Node, held map[string][]int) {
+	for _, h := range t {
+		if d, ok := h.(DeviceHooks); ok {
+			d.Devices(a, held)
+		}
 	}
 }
 

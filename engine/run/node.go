@@ -23,7 +23,8 @@ import (
 )
 
 // node decides one node now that its dependencies finished, and acts.
-func (a *Applier) node(ctx context.Context, n *config.Node) NodeResult {
+// held are the device ids the node holds while it runs, per pool.
+func (a *Applier) node(ctx context.Context, n *config.Node, held map[string][]int) NodeResult {
 	res := NodeResult{Addr: n.Addr}
 	if err := context.Cause(ctx); err != nil {
 		res.Outcome, res.Err = Cancelled, err
@@ -79,7 +80,7 @@ func (a *Applier) node(ctx context.Context, n *config.Node) NodeResult {
 		res.Action, res.Outcome = dec.Action, UpToDate
 		return res
 	}
-	return a.build(ctx, dec)
+	return a.build(ctx, dec, held)
 }
 
 // restore points the node at a stored result with its key.
@@ -108,9 +109,9 @@ func (a *Applier) restore(dec *plan.Decision) error {
 	return a.Writer.Commit(&rec)
 }
 
-// build runs the node's kind in a fresh store folder and publishes the
-// result.
-func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
+// build runs the node's kind in a fresh store folder, on the devices it
+// holds, and publishes the result.
+func (a *Applier) build(ctx context.Context, dec *plan.Decision, held map[string][]int) NodeResult {
 	n := dec.Node
 	res := NodeResult{Addr: n.Addr, Action: dec.Action, Reasons: dec.Reasons}
 	d := a.Decider
@@ -167,9 +168,9 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 		return res
 	}
 	if n.Meta.Executor != "" {
-		return a.execute(ctx, dec, entry, dir, resumed, res, adopted)
+		return a.execute(ctx, dec, entry, dir, resumed, nil, res, adopted)
 	}
-	res = a.execute(proc.WithTracker(ctx, run), dec, entry, dir, resumed, res, nil)
+	res = a.execute(proc.WithTracker(ctx, run), dec, entry, dir, resumed, held, res, nil)
 	if res.Outcome == Started {
 		// A service outlives its run: its record, which names its process,
 		// is made durable before the journal stops naming it.
@@ -179,9 +180,10 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision) NodeResult {
 	return res
 }
 
-// execute runs the node's kind in its run folder and publishes the result,
-// or records the failure and removes the folder (a resumable node keeps it).
-func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir string, resumed bool, res NodeResult, adopted *slurm.Job) NodeResult {
+// execute runs the node's kind in its run folder, on the devices it holds,
+// and publishes the result, or records the failure and removes the folder
+// (a resumable node keeps it).
+func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir string, resumed bool, held map[string][]int, res NodeResult, adopted *slurm.Job) NodeResult {
 	n := dec.Node
 	d := a.Decider
 	start := time.Now()
@@ -195,9 +197,18 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 	if err == nil {
 		LinkLatest(d.Pipeline.StateDir, n.Addr, logPath)
 		res.Log = logPath
+		if len(held) > 0 {
+			res.Devices = held
+			if h, ok := a.Options.Hooks.(DeviceHooks); ok {
+				h.Devices(n.Addr, held)
+			}
+		}
 		a.Options.Hooks.Running(n.Addr, dec.Action, dec.Reasons)
+		if len(held) > 0 {
+			fmt.Fprint(log, deviceLogLine(held, a.Options.Pools))
+		}
 		res.Began = start
-		result, res.Attempts, err = a.runKind(ctx, dec, entry, dir, resumed, log, adopted)
+		result, res.Attempts, err = a.runKind(ctx, dec, entry, dir, resumed, log, adopted, held)
 		res.Duration = time.Since(start)
 		if result != nil && result.remote != nil && result.remote.Started.After(start) {
 			// A Slurm job's command began when the job left the queue: the
@@ -213,7 +224,7 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 		}
 		if err == nil {
 			var read atomic.Int64
-			err = a.publish(dec, entry, dir, result, start, res.Duration, logPath, &read)
+			err = a.publish(dec, entry, dir, result, start, res.Duration, logPath, held, &read)
 			res.BytesHashed = read.Load()
 		}
 		res.LogTail = log.Tail()
@@ -230,7 +241,7 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 		} else {
 			_ = d.Store.RemoveRun(entry)
 		}
-		a.recordFailure(dec, err, logPath, kept)
+		a.recordFailure(dec, err, logPath, kept, held)
 		return res
 	}
 	res.LogTail = nil
@@ -270,11 +281,12 @@ type built struct {
 // runKind evaluates the node with its real output folder and runs its kind,
 // retrying as configured, each attempt bounded by the node's timeout. A
 // node with a Slurm executor runs as a job (the adopted one first) in the
-// run folder entry.
-func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir string, resumed bool, log *nodeLog, adopted *slurm.Job) (*built, int, error) {
+// run folder entry. The pools' variables name the devices it holds; they
+// never enter the key.
+func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir string, resumed bool, log *nodeLog, adopted *slurm.Job, held map[string][]int) (*built, int, error) {
 	n := dec.Node
 	d := a.Decider
-	capacity := a.Options.Capacity
+	capacity := a.Options.Pools.Capacity()
 	if n.Meta.Executor != "" {
 		capacity = nil // a Slurm job gets what it asks for on its compute node
 	}
@@ -294,6 +306,7 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 	}
 	base, _ := plan.NodeEnv(n, a.vals, ev)
 	env := plan.MergeEnv(base, append(resourceEnv(granted), "KILN_OUT="+dir)...)
+	env = plan.MergeEnv(env, deviceEnv(held, a.Options.Pools)...)
 	var prev *kind.Record
 	if dec.Record.Good() {
 		prev = d.Records.KindRecord(dec.Record)
@@ -364,7 +377,7 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 // node had under the same key gives way and its folder is removed, unless
 // another node's record uses it. The bytes read to hash it are added to
 // read.
-func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start time.Time, took time.Duration, logPath string, read *atomic.Int64) error {
+func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start time.Time, took time.Duration, logPath string, held map[string][]int, read *atomic.Int64) error {
 	d := a.Decider
 	n := dec.Node
 	var digest string
@@ -407,7 +420,7 @@ func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start
 	rec := &state.Record{
 		Addr: n.Addr.String(), Kind: dec.Kind.Name(), Key: key, KeyLines: keyLines,
 		Digest: digest, Entry: entry, Outputs: outRecs, Attrs: attrs,
-		Started: start.UTC(), Duration: took, Resources: n.Meta.Resources,
+		Started: start.UTC(), Duration: took, Resources: n.Meta.Resources, Devices: held,
 		Log: relPath(d.Pipeline.Root, logPath), Host: host, KilnVersion: a.Options.Version,
 		File: plan.FileOf(d.Pipeline, n),
 	}
@@ -455,8 +468,8 @@ func keepPins(k kind.Kind, unpinned *kind.Node, r *kind.Result) *kind.Result {
 }
 
 // recordFailure keeps the node's last good result and notes the failure,
-// with the run folder kept to resume in, if any.
-func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath, kept string) {
+// with the run folder kept to resume in, if any, and the devices it held.
+func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath, kept string, held map[string][]int) {
 	var rec state.Record
 	if dec.Record != nil {
 		rec = *dec.Record
@@ -469,7 +482,7 @@ func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath, kept str
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	}
-	rec.Failure = &state.Failure{Key: dec.Key, Error: err.Error(), ExitCode: code, At: time.Now().UTC(), Log: relPath(a.Decider.Pipeline.Root, logPath), Entry: kept}
+	rec.Failure = &state.Failure{Key: dec.Key, Error: err.Error(), ExitCode: code, At: time.Now().UTC(), Log: relPath(a.Decider.Pipeline.Root, logPath), Entry: kept, Devices: held}
 	_ = a.Writer.Commit(&rec)
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/run"
 )
 
@@ -28,7 +29,7 @@ func TestApplyResourcesNeverOverlap(t *testing.T) {
 `, name, name)
 	}
 	writeFiles(t, dir, map[string]string{"pipeline.hcl": hcl.String()})
-	res := apply(t, context.Background(), dir, run.Options{Parallelism: 4, Capacity: map[string]int64{"npu": 2}})
+	res := apply(t, context.Background(), dir, run.Options{Parallelism: 4, Pools: pool.Counts(map[string]int64{"npu": 2})})
 	if res.Count(run.Built) != 2 {
 		t.Fatalf("outcomes %v", outcomes(res))
 	}
@@ -66,7 +67,7 @@ exec "small" {
   command = "echo small > $KILN_OUT/s"
 }
 `})
-	res := apply(t, context.Background(), dir, run.Options{Capacity: map[string]int64{"npu": 8}})
+	res := apply(t, context.Background(), dir, run.Options{Pools: pool.Counts(map[string]int64{"npu": 8})})
 	want := map[string]run.Outcome{"exec.big": run.Failed, "exec.small": run.Built}
 	if diff := cmp.Diff(want, outcomes(res)); diff != "" {
 		t.Fatalf("outcomes (-want +got):\n%s", diff)

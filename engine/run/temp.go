@@ -133,7 +133,8 @@ func (a *Applier) rebuildTemp(ctx context.Context, t, need addr.Node) error {
 		dec.Action, dec.TempRemoved = plan.Rebuild, false
 		dec.Reasons = []plan.Reason{{Kind: plan.ReasonTemp, Subject: need.String()}}
 	}
-	res := a.build(ctx, dec)
+	// Rebuilt on demand outside the scheduler, it holds no device ids.
+	res := a.build(ctx, dec, nil)
 	a.Options.Hooks.Finished(res)
 	a.replaceResult(t, res)
 	if res.Outcome != Built && res.Outcome != Restored {

@@ -26,6 +26,7 @@ type Record struct {
 	Started     time.Time         `json:"started"`
 	Duration    time.Duration     `json:"duration_ns"`
 	Resources   map[string]int64  `json:"resources,omitempty"`
+	Devices     map[string][]int  `json:"devices,omitempty"` // device ids the run held, per pool; never in the key
 	Log         string            `json:"log,omitempty"`
 	Host        string            `json:"host,omitempty"`
 	KilnVersion string            `json:"kiln_version,omitempty"`
@@ -47,7 +48,8 @@ type Failure struct {
 	Log      string    `json:"log,omitempty"`
 	// Entry is the run folder the failed run left, kept for a resumable
 	// node to resume in; empty when it was removed.
-	Entry string `json:"entry,omitempty"`
+	Entry   string           `json:"entry,omitempty"`
+	Devices map[string][]int `json:"devices,omitempty"` // device ids the failed run held, per pool
 }
 
 // Good reports whether the record holds a successful result.
@@ -61,9 +63,22 @@ func (r *Record) clone() *Record {
 	c.Outputs = slices.Clone(r.Outputs)
 	c.Attrs = maps.Clone(r.Attrs)
 	c.Resources = maps.Clone(r.Resources)
+	c.Devices = cloneDevices(r.Devices)
 	if r.Failure != nil {
 		f := *r.Failure
+		f.Devices = cloneDevices(r.Failure.Devices)
 		c.Failure = &f
 	}
 	return &c
+}
+
+func cloneDevices(m map[string][]int) map[string][]int {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string][]int, len(m))
+	for k, ids := range m {
+		c[k] = slices.Clone(ids)
+	}
+	return c
 }

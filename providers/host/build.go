@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/pool"
 )
 
 // FactsFile is the name of the recorded facts in the output folder.
@@ -56,21 +56,9 @@ func digest(lines [][2]string) string {
 	return k.Sum().String()
 }
 
-// Capacity is the pools a host's probe found (kind.CapacityReporter):
-// {"npu": N}, or nil when the probe has no NPU count (it was deferred).
-func (h *Host) Capacity(p *kind.Probe) map[string]int64 {
-	if _, err := strconv.ParseInt(p.Facts["npus"], 10, 64); err != nil {
-		return nil
-	}
-	return Capacity(p.Facts)
-}
-
-// Capacity is the host's resource pools for the scheduler, from its facts
-// (Probe.Facts or a build's Attrs): {"npu": N}, 0 when the count is unknown.
-func Capacity(facts map[string]string) map[string]int64 {
-	n, err := strconv.ParseInt(facts["npus"], 10, 64)
-	if err != nil || n < 0 {
-		n = 0
-	}
-	return map[string]int64{"npu": n}
+// Devices are the NPUs a host's probe found (kind.DeviceReporter): the
+// usable ids and those left out with the reason; nil when the probe found
+// none (or was deferred).
+func (h *Host) Devices(addr string, p *kind.Probe) *pool.Host {
+	return pool.FromFacts(addr, p.Facts)
 }

@@ -64,21 +64,3 @@ func TestBuildRefusesUnmetRequirements(t *testing.T) {
 		t.Errorf("a refused build wrote %s", FactsFile)
 	}
 }
-
-func TestCapacity(t *testing.T) {
-	tests := []struct {
-		facts map[string]string
-		want  int64
-	}{
-		{map[string]string{"npus": "8"}, 8},
-		{map[string]string{"npus": "0", "npus.reason": "npu-smi not found on PATH"}, 0},
-		{map[string]string{}, 0},
-		{nil, 0},
-		{map[string]string{"npus": "many"}, 0},
-	}
-	for _, tt := range tests {
-		if diff := cmp.Diff(map[string]int64{"npu": tt.want}, Capacity(tt.facts)); diff != "" {
-			t.Errorf("Capacity(%v) (-want +got):\n%s", tt.facts, diff)
-		}
-	}
-}

@@ -10,6 +10,15 @@
 // node's key, so a driver upgrade rebuilds only what declared a driver
 // requirement; explain shows all facts.
 //
+// Devices: besides the count, Probe records the NPU devices by the ids
+// ASCEND_RT_VISIBLE_DEVICES takes (the chips' logic ids from `npu-smi info
+// -m`, or the NPU IDs of `info -l` when -m fails) as the fact "devices"
+// ("0-2,4-7"), and leaves out the devices of cards whose Health column in
+// the `npu-smi info` table is not OK, as "devices.excluded" ("3: health
+// Warning"), in the form engine/pool reads back for the npu pool. These
+// facts never enter a key: which card ran a node does not change its
+// result.
+//
 // Requirements: npus is a minimum, cann and arch are exact, driver and
 // firmware are version prefixes, files must exist (a library a run preloads,
 // a device node: the loader only warns about a missing LD_PRELOAD, so a run

@@ -38,7 +38,7 @@ type Host struct {
 var (
 	_ kind.Kind             = (*Host)(nil)
 	_ kind.Prober           = (*Host)(nil)
-	_ kind.CapacityReporter = (*Host)(nil)
+	_ kind.DeviceReporter = (*Host)(nil)
 )
 
 // New returns the host kind with a 5 s grace period, a 30 s npu-smi timeout

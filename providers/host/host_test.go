@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kilnbuild/kiln/engine/proc"
+	"github.com/kilnbuild/kiln/providers/host/hosttest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
@@ -114,7 +115,7 @@ driver = "24.1"
 firmware = "7.5"`
 
 func TestProbeAllRequirementsMet(t *testing.T) {
-	f := newFakeHost(t, npuSmiList(8, true), "8.3.RC1")
+	f := newFakeHost(t, hosttest.NPUSmi(8, nil), "8.3.RC1")
 	k := New()
 	p := probe(t, k, node(t, k, f.dir, f.hcl(strings.ReplaceAll(fullRequire, "ARCH", proc.Arch()))))
 	if p.Blocked != "" {
@@ -123,6 +124,7 @@ func TestProbeAllRequirementsMet(t *testing.T) {
 	want := map[string]string{
 		"arch":     proc.Arch(),
 		"npus":     "8",
+		"devices":  "0-7",
 		"driver":   "24.1.rc2",
 		"firmware": "7.5.0.1.129",
 		"cann":     "8.3.RC1",

@@ -13,7 +13,7 @@ var blockSchema = &schema.Block{
 	Summary: "the facts of the machine kiln runs on (NPUs, driver, firmware, CANN, CPU architecture) and requirements on them",
 	Doc: `Facts are read at plan time, cheaply and without ever failing the plan: a missing npu-smi or version file leaves the fact empty and says why. Requirements the facts do not meet mark the host, and every node that sets host = host.NAME, as unable to run here, with one message naming each unmet requirement; the plan still shows everything.
 
-Only the facts named in the require block enter the keys of the nodes that use the host, so a driver upgrade rebuilds only what requires a driver. A host node's npus fact is the npu resource pool of apply (unless -resource npu=N says otherwise).`,
+Only the facts named in the require block enter the keys of the nodes that use the host, so a driver upgrade rebuilds only what requires a driver. The NPU devices a host node finds are the npu pool of plan and apply (see Pools): their logic ids from npu-smi info -m, without the cards whose Health in the npu-smi info table is not OK; -resource npu=IDS says otherwise.`,
 	Example: `host "a2" {
   require {
     npus = 8
@@ -22,7 +22,7 @@ Only the facts named in the require block enter the keys of the nodes that use t
 }`,
 	Attrs: []schema.Attr{
 		{Name: "npu_smi", Type: cty.String, DefaultDoc: `"` + DefaultNPUSmi + `" on PATH`, Key: schema.KeyValue,
-			Doc: "The npu-smi program (a name on PATH or a path) whose info -l output gives the NPU count.", Example: `"/usr/local/sbin/npu-smi"`},
+			Doc: "The npu-smi program (a name on PATH or a path): info -l gives the NPU count, info -m the device ids, info their health.", Example: `"/usr/local/sbin/npu-smi"`},
 		{Name: "driver_info", Type: cty.String, DefaultDoc: `"` + DefaultDriverInfo + `"`, Key: schema.KeyValue,
 			Doc: "The key=value file holding the driver version.", Example: `"/opt/ascend/driver/version.info"`},
 		{Name: "firmware_info", Type: cty.String, DefaultDoc: `"` + DefaultFirmwareInfo + `"`, Key: schema.KeyValue,

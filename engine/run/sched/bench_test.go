@@ -54,6 +54,19 @@ func BenchmarkLayered10kWithPools(b *testing.B) {
 	benchmarkRun(b, tasks, Options{Parallelism: 8, Capacity: map[string]int64{"npu": 8}})
 }
 
+// The same with the npu pool as 8 devices in two groups: every start
+// places ids.
+func BenchmarkLayered10kWithDevices(b *testing.B) {
+	tasks := layeredTasks(100, 100)
+	for i := range tasks {
+		tasks[i].Resources = map[string]int64{"npu": int64(1 + i%8)}
+		tasks[i].Priority = i % 13
+	}
+	benchmarkRun(b, tasks, Options{Parallelism: 8, Devices: map[string]Devices{
+		"npu": {IDs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Groups: [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}}},
+	}})
+}
+
 func BenchmarkCriticalPath10k(b *testing.B) {
 	tasks := layeredTasks(100, 100)
 	for b.Loop() {

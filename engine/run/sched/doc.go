@@ -25,14 +25,23 @@
 // Parallelism; pools bound them instead (kiln gives every Slurm node a
 // "slurm" pool of -jobs N and a pool per executor of its max_jobs).
 //
-// Invariants: at most Parallelism fns of local tasks run at once; a pool's running tasks
-// never hold more than its capacity; every task ends with exactly one
-// Outcome other than Pending, reported once through OnFinish.
+// Devices: a pool whose units have ids (Options.Devices) hands each task
+// the ids it holds, through OnDevices, before its fn starts. The pool owns
+// placement: a task asking for no more than a group gets ids within one
+// group, preferring consecutive ids and the fullest group that fits; a
+// larger task takes whole groups (see Devices). A task that fits by count
+// but not by placement waits, and reserves its pools as above.
+//
+// Invariants: at most Parallelism fns of local tasks run at once; a pool's
+// running tasks never hold more than its capacity; no device is held by two
+// running tasks; every task ends with exactly one Outcome other than
+// Pending, reported once through OnFinish.
 //
 // Locking: all scheduling state (dependency counters, the ready heaps, free
-// pool amounts, outcomes) belongs to the goroutine that called Run and needs
-// no lock; each fn runs on its own goroutine and reports only by sending its
-// result on one channel. OnStart and OnFinish are called from Run's
-// goroutine, so never concurrently with each other. Scheduling costs a few
-// microseconds per task.
+// pool amounts, held devices, outcomes) belongs to the goroutine that
+// called Run and needs no lock; each fn runs on its own goroutine and
+// reports only by sending its result on one channel. OnStart, OnDevices and
+// OnFinish are called from Run's goroutine, so never concurrently with each
+// other; OnDevices runs before the task's fn starts, so what it stores the
+// fn may read. Scheduling costs a few microseconds per task.
 package sched

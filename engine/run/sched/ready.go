@@ -2,6 +2,7 @@ package sched
 
 import (
 	"container/heap"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -122,21 +123,57 @@ func (h *taskHeap) Pop() any {
 	return v
 }
 
-// poolTable numbers the limited pools (those with a capacity) and keeps
-// their free amounts.
+// poolTable numbers the limited pools (those with a capacity or devices)
+// and keeps their free amounts and, for device pools, which devices are
+// held.
 type poolTable struct {
-	names []string
-	index map[string]int
-	free  []int64
+	names   []string
+	index   map[string]int
+	free    []int64
+	devices []*devicePool // per pool; nil for a counted pool
+	invalid []error       // per pool: why its Devices cannot be used
 }
 
-func newPoolTable(capacity map[string]int64) *poolTable {
-	t := &poolTable{names: sortedKeys(capacity), index: map[string]int{}}
+func newPoolTable(capacity map[string]int64, devices map[string]Devices) *poolTable {
+	all := map[string]bool{}
+	for name := range capacity {
+		all[name] = true
+	}
+	for name := range devices {
+		all[name] = true
+	}
+	t := &poolTable{names: sortedKeys(all), index: map[string]int{}}
 	for i, name := range t.names {
 		t.index[name] = i
-		t.free = append(t.free, capacity[name])
+		d, isDevices := devices[name]
+		if !isDevices {
+			t.free = append(t.free, capacity[name])
+			t.devices = append(t.devices, nil)
+			t.invalid = append(t.invalid, nil)
+			continue
+		}
+		dp, err := newDevicePool(d)
+		if err != nil {
+			err = fmt.Errorf("the %s pool: %w: %w", name, err, ErrInvalidTask)
+			dp = &devicePool{}
+		}
+		t.free = append(t.free, int64(len(dp.ids)))
+		t.devices = append(t.devices, dp)
+		t.invalid = append(t.invalid, err)
 	}
 	return t
+}
+
+// capacity is every limited pool's size, device pools included.
+func (t *poolTable) capacity() map[string]int64 {
+	out := map[string]int64{}
+	for i, name := range t.names {
+		out[name] = t.free[i]
+		if d := t.devices[i]; d != nil {
+			out[name] = int64(len(d.ids))
+		}
+	}
+	return out
 }
 
 // need is an amount of one limited pool.
@@ -158,25 +195,71 @@ func (t *poolTable) needs(task Task) []need {
 	return out
 }
 
+// problem is why a task with these needs cannot use the pools, or nil.
+func (t *poolTable) problem(ns []need) error {
+	for _, n := range ns {
+		if err := t.invalid[n.pool]; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (t *poolTable) fits(ns []need) bool {
 	for _, n := range ns {
-		if t.free[n.pool] < n.amount {
+		if d := t.devices[n.pool]; d != nil {
+			if _, ok := d.place(int(n.amount)); !ok {
+				return false
+			}
+		} else if t.free[n.pool] < n.amount {
 			return false
 		}
 	}
 	return true
 }
 
-func (t *poolTable) take(ns []need) {
+// held is what a running task holds of one device pool.
+type held struct {
+	pool int
+	placement
+}
+
+// take reserves ns, which fit, and returns the devices placed.
+func (t *poolTable) take(ns []need) []held {
+	var out []held
 	for _, n := range ns {
-		t.free[n.pool] -= n.amount
+		d := t.devices[n.pool]
+		if d == nil {
+			t.free[n.pool] -= n.amount
+			continue
+		}
+		pl, _ := d.place(int(n.amount))
+		d.take(pl)
+		t.free[n.pool] -= int64(len(pl.held))
+		out = append(out, held{pool: n.pool, placement: pl})
+	}
+	return out
+}
+
+func (t *poolTable) give(ns []need, hs []held) {
+	for _, n := range ns {
+		if t.devices[n.pool] == nil {
+			t.free[n.pool] += n.amount
+		}
+	}
+	for _, h := range hs {
+		t.devices[h.pool].give(h.placement)
+		t.free[h.pool] += int64(len(h.held))
 	}
 }
 
-func (t *poolTable) give(ns []need) {
-	for _, n := range ns {
-		t.free[n.pool] += n.amount
+// given maps pool names to the ids hs hands out.
+func (t *poolTable) given(hs []held) map[string][]int {
+	out := map[string][]int{}
+	for _, h := range hs {
+		out[t.names[h.pool]] = slices.Clone(h.given)
 	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

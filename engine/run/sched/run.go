@@ -52,7 +52,9 @@ type scheduler struct {
 	stopCause  error // why, for tasks added after the stop
 	ready      *readyQueue
 	pools      *poolTable
-	blocked    []bool // per scheduling pass: pools reserved by a waiting task
+	capacity   map[string]int64 // every limited pool's size, device pools included
+	held       [][]held         // per running task: the devices it holds
+	blocked    []bool           // per scheduling pass: pools reserved by a waiting task
 	done       chan completion
 }
 
@@ -72,9 +74,11 @@ func newScheduler(ctx context.Context, tasks []Task, o Options, fn func(context.
 		errs:       make([]error, n),
 		started:    make([]bool, n),
 		ready:      newReadyQueue(),
-		pools:      newPoolTable(o.Capacity),
+		pools:      newPoolTable(o.Capacity, o.Devices),
+		held:       make([][]held, n),
 		done:       make(chan completion, parallelism),
 	}
+	s.capacity = s.pools.capacity()
 	s.blocked = make([]bool, len(s.pools.names))
 	for i, t := range tasks {
 		s.priority[i] = t.Priority
@@ -89,7 +93,9 @@ func (s *scheduler) loop() {
 		if s.outcomes[i] != Pending {
 			continue // skipped by an earlier invalid task
 		}
-		if err := taskProblem(s.tasks, i, s.opts.Capacity); err != nil {
+		if err := s.pools.problem(s.needs[i]); err != nil {
+			s.settle(i, Failed, fmt.Errorf("task %d: %w", i, err))
+		} else if err := taskProblem(s.tasks, i, s.capacity); err != nil {
 			s.settle(i, Failed, err)
 		} else if s.waiting[i] == 0 {
 			s.becomeReady(i)
@@ -178,11 +184,14 @@ func (s *scheduler) anyBlocked(pools []int) bool {
 }
 
 func (s *scheduler) start(i int) {
-	s.pools.take(s.needs[i])
+	s.held[i] = s.pools.take(s.needs[i])
 	s.started[i] = true
 	s.running++
 	if !s.tasks[i].Remote {
 		s.local++
+	}
+	if s.opts.OnDevices != nil && len(s.held[i]) > 0 {
+		s.opts.OnDevices(i, s.pools.given(s.held[i]))
 	}
 	if s.opts.OnStart != nil {
 		s.opts.OnStart(i)
@@ -208,7 +217,8 @@ func (s *scheduler) complete(c completion) {
 	if !s.tasks[c.task].Remote {
 		s.local--
 	}
-	s.pools.give(s.needs[c.task])
+	s.pools.give(s.needs[c.task], s.held[c.task])
+	s.held[c.task] = nil
 	switch {
 	case c.err == nil:
 		if len(c.added) > 0 {

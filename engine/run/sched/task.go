@@ -47,9 +47,15 @@ func (o Outcome) String() string {
 type Options struct {
 	Parallelism int              // most tasks running at once; <=0 means runtime.NumCPU()
 	Capacity    map[string]int64 // pool sizes; a resource not listed has unlimited capacity
-	FailFast    bool             // after the first failure start nothing new; the rest are Cancelled
-	OnStart     func(i int)      // called just before task i's fn starts
-	OnFinish    func(i int, o Outcome, err error)
+	// Devices are the pools whose units have ids; such a pool's capacity
+	// is its number of ids (a Capacity entry for it is ignored).
+	Devices  map[string]Devices
+	FailFast bool        // after the first failure start nothing new; the rest are Cancelled
+	OnStart  func(i int) // called just before task i's fn starts
+	// OnDevices is called just before OnStart for a task that holds
+	// devices, with the ids it is handed, per pool.
+	OnDevices func(i int, ids map[string][]int)
+	OnFinish  func(i int, o Outcome, err error)
 	// OnAdd is called when the tasks first to first+n-1 were added to the
 	// run by task parent (RunGrowing), before any of them starts.
 	OnAdd func(parent, first, n int)
@@ -87,8 +93,8 @@ var (
 	// ErrCycle marks tasks that can never start because they wait, directly
 	// or not, on themselves.
 	ErrCycle = errors.New("dependency cycle")
-	// ErrInvalidTask marks tasks with out-of-range dependencies or negative
-	// resource amounts.
+	// ErrInvalidTask marks tasks with out-of-range dependencies, negative
+	// resource amounts, or a device pool whose ids repeat.
 	ErrInvalidTask = errors.New("invalid task")
 )
 
@@ -115,7 +121,8 @@ func taskProblem(tasks []Task, i int, capacity map[string]int64) error {
 // Validate reports every problem that would make a task fail before it
 // starts: dependencies out of range, negative amounts, amounts larger than a
 // pool's capacity (*CapacityError), and dependency cycles. It returns nil
-// when Run can start every task.
+// when Run can start every task. The capacity of a device pool is its
+// number of ids.
 func Validate(tasks []Task, capacity map[string]int64) error {
 	var errs []error
 	for i := range tasks {
