@@ -232,3 +232,39 @@ func TestDevicesNeverShared(t *testing.T) {
 		}
 	}
 }
+
+// TestAddedTasksGetDevices: tasks a running task adds (RunGrowing) are
+// placed like the others.
+func TestAddedTasksGetDevices(t *testing.T) {
+	w := newDeviceWatch(3)
+	var mu sync.Mutex
+	outcomes, errs := RunGrowing(context.Background(), []Task{{}}, Options{
+		Parallelism: 4,
+		Devices:     map[string]Devices{"npu": {IDs: []int{0, 1, 2, 3, 4, 5, 6, 7}}},
+		OnDevices: func(i int, ids map[string][]int) {
+			mu.Lock()
+			defer mu.Unlock()
+			w.ids[i] = ids["npu"]
+		},
+	}, func(ctx context.Context, i int) ([]Task, error) {
+		if i == 0 {
+			return []Task{{Resources: map[string]int64{"npu": 4}}, {Resources: map[string]int64{"npu": 4}}}, nil
+		}
+		w.hold(i)
+		w.release(i)
+		return nil, nil
+	})
+	for i, o := range outcomes {
+		if o != Succeeded {
+			t.Fatalf("task %d: %v %v", i, o, errs[i])
+		}
+	}
+	got := [][]int{w.ids[1], w.ids[2]}
+	slices.SortFunc(got, func(a, b []int) int { return a[0] - b[0] })
+	if diff := cmp.Diff([][]int{{0, 1, 2, 3}, {4, 5, 6, 7}}, got); diff != "" {
+		t.Errorf("added tasks' devices (-want +got):\n%s", diff)
+	}
+	if len(w.bad) > 0 {
+		t.Errorf("overlaps: %v", w.bad)
+	}
+}

@@ -40,6 +40,7 @@ func (s *scheduler) grow(parent int, added []Task) {
 		s.outcomes = append(s.outcomes, Pending)
 		s.errs = append(s.errs, nil)
 		s.started = append(s.started, false)
+		s.held = append(s.held, nil)
 	}
 	s.ready.setPriority(s.priority)
 	if s.opts.OnAdd != nil {
@@ -74,7 +75,11 @@ func (s *scheduler) wire(k int) {
 			return
 		}
 	}
-	if err := taskProblem(s.tasks[:k+1], k, s.opts.Capacity); err != nil {
+	if err := s.pools.problem(s.needs[k]); err != nil {
+		s.settle(k, Failed, fmt.Errorf("task %d: %w", k, err))
+		return
+	}
+	if err := taskProblem(s.tasks[:k+1], k, s.capacity); err != nil {
 		s.settle(k, Failed, err)
 		return
 	}
