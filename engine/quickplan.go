@@ -349,7 +349,7 @@ func (q *quickSession) decide(ctx context.Context, k *quickKeys, changed []map[s
 	}
 	vals := plan.NewValues()
 	decs := make([]*plan.Decision, len(k.Nodes))
-	pl := &plan.Plan{Changes: make([]*plan.Decision, 0, len(k.Nodes))}
+	pl := &plan.Plan{Pools: d.Pools, Changes: make([]*plan.Decision, 0, len(k.Nodes))}
 	for _, v := range k.Order {
 		i := int(v)
 		kn := &k.Nodes[i]
