@@ -13,8 +13,8 @@ import (
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
-	"github.com/kilnbuild/kiln/providers/host/hosttest"
 	"github.com/kilnbuild/kiln/providers"
+	"github.com/kilnbuild/kiln/providers/host/hosttest"
 )
 
 // twoSteps is a pipeline of two exec nodes, the second reading the first,

@@ -36,8 +36,8 @@ type Host struct {
 }
 
 var (
-	_ kind.Kind             = (*Host)(nil)
-	_ kind.Prober           = (*Host)(nil)
+	_ kind.Kind           = (*Host)(nil)
+	_ kind.Prober         = (*Host)(nil)
 	_ kind.DeviceReporter = (*Host)(nil)
 )
 
