@@ -2,10 +2,12 @@ package plan
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/proc"
+	"github.com/kilnbuild/kiln/engine/state"
 )
 
 // ResolveProgram finds the program a node runs as its build will
@@ -14,8 +16,9 @@ import (
 // /usr/bin/python3 at another version changes the key), and, for a file
 // inside the pipeline folder, its digest (so editing ./train.sh rebuilds).
 // Paths in the pipeline and state folders are written as $KILN_ROOT/... and
-// $KILN_STATE/..., so a moved pipeline keeps its keys. PATH itself is not
-// keyed: only what it finds.
+// $KILN_STATE/..., so a moved pipeline keeps its keys; a program inside an
+// upstream's result as $KILN_UPSTREAM/..., its place in that result. PATH
+// itself is not keyed: only what it finds.
 func ResolveProgram(root, stateDir, name, dir string, env []string, stat *hash.StatCache) (string, error) {
 	found, err := proc.LookPath(name, dir, env)
 	if err != nil {
@@ -26,6 +29,13 @@ func ResolveProgram(root, stateDir, name, dir string, env []string, stat *hash.S
 	}
 	if abs, err := filepath.Abs(found); err == nil {
 		found = abs
+	}
+	if rel, ok := inRunFolder(stateDir, found); ok {
+		// An upstream's program (${python_env.x.out}/bin/python): that
+		// upstream's digest is a dep line already, and the run folder the
+		// stable link points at is named anew by every run of its key, so
+		// only the place inside the result is written.
+		return EscapeSubject(name) + " " + EscapeSubject(upstreamProgram+"/"+rel), nil
 	}
 	paths := pathNormaliser{state: stateDir, root: root}
 	line := EscapeSubject(name) + " " + EscapeSubject(paths.normalise(found))
@@ -58,4 +68,25 @@ func (d *Decider) decideProgram(dec *Decision) {
 	case dec.Blocked == "" && len(dec.Node.Deps) == 0:
 		dec.Blocked = err.Error()
 	}
+}
+
+// upstreamProgram stands for the result folder of the upstream a program
+// lies in, in a program key line.
+const upstreamProgram = "$KILN_UPSTREAM"
+
+// inRunFolder reports whether path lies inside a run folder of the store
+// (stateDir/store/SHARD/KEY-RUN/...), and its place inside that folder.
+func inRunFolder(stateDir, path string) (string, bool) {
+	rel, err := filepath.Rel(filepath.Join(stateDir, "store"), path)
+	if err != nil {
+		return "", false
+	}
+	parts := strings.SplitN(filepath.ToSlash(rel), "/", 3)
+	if len(parts) != 3 || parts[0] == ".." {
+		return "", false
+	}
+	if _, _, ok := state.ParseEntry(parts[1]); !ok {
+		return "", false
+	}
+	return parts[2], true
 }

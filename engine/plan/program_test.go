@@ -50,6 +50,25 @@ func TestResolveProgram(t *testing.T) {
 		t.Errorf("program in an upstream output: %q, want %q (its node's digest keys it)", got, want)
 	}
 
+	// Through an upstream's stable link, which points at a run folder of
+	// the store: the line names the place inside the result, not the run
+	// folder, which every run of the upstream's key names anew.
+	key := strings.Repeat("ab", 32)
+	link := filepath.Join(state, "out/python_env.w")
+	var lines []string
+	for _, run := range []string{"0123456789", "9876543210"} {
+		folder := filepath.Join(state, "store", "ab", key+"-"+run)
+		exe(filepath.Join(folder, "bin/python"), "#!/bin/sh\n")
+		os.Remove(link)
+		if err := os.Symlink(folder, link); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line("python", root, path(filepath.Join(link, "bin"), system)))
+	}
+	if want := "python $KILN_UPSTREAM/bin/python"; lines[0] != want || lines[1] != want {
+		t.Errorf("program in an upstream's result, two runs of its key: %q, want %q both times", lines, want)
+	}
+
 	before := line("python3", root, path(system))
 	if err := os.Remove(filepath.Join(system, "python3")); err != nil {
 		t.Fatal(err)
