@@ -193,10 +193,21 @@ func (a *Applier) fetch(ctx context.Context, dec *plan.Decision) (NodeResult, bo
 	if d.Records.Stored(dec.Key) != nil {
 		return res, false // the build restores it
 	}
-	entry, dir, err := st.NewRun(dec.Key)
+	// Journaled before its folder is made, as a build is: should kiln die
+	// while it downloads, the next apply removes the unfinished folder.
+	var run *state.Run
+	entry, dir, err := st.NewRunAfter(dec.Key, func(entry string) error {
+		var err error
+		run, err = a.Runs.Begin(n.Addr.String(), entry, false)
+		return err
+	})
 	if err != nil {
+		if run != nil {
+			run.End() // journaled, but no folder was made
+		}
 		return res, false
 	}
+	defer run.End()
 	reasons := []plan.Reason{{Kind: plan.ReasonCache, Subject: a.cache.opts.Client.URL(), Detail: producedElsewhere(n, rec.Host)}}
 	a.Options.Hooks.Running(n.Addr, plan.Fetch, reasons)
 	var total int64
