@@ -30,9 +30,12 @@ import (
 // with different results means no certificate), the environment variables
 // expressions read, and for
 // each node its stable path, store entry, input digests, output digest and
-// how its program was found (kiln's PATH, and the program found again).
+// how its program was found (kiln's PATH, and the program found again),
+// and the run folder's listing with the folder's stat signature (when the
+// folder has no subfolder and changed long enough before).
 // The next plan re-checks exactly those with stat calls (through the stat
-// cache) and, when all still hold, skips loading the HCL and the state. Any
+// cache; a run folder whose signature is unchanged is not read again, but
+// each of its files is still stat'ed) and, when all still hold, skips loading the HCL and the state. Any
 // doubt — a missing or corrupt certificate, a journal (of the state, or of
 // the runs a dead apply left), a changed byte — falls back to the full plan,
 // so the certificate can only save time, never change an answer. Pipelines
@@ -40,7 +43,7 @@ import (
 // hosts, toolchains, git checkouts, Python environments) and nodes with
 // always_run take the full path every time.
 
-const quickFormat = "kiln-noop-4"
+const quickFormat = "kiln-noop-5"
 
 type quickCert struct {
 	Format  string
@@ -62,6 +65,9 @@ type quickNode struct {
 	Globs    []quickGlob
 	Outputs  []string
 	Programs []quickProgram
+	// Listing is the run folder's entries when they could be trusted by
+	// the folder's stat (see hash.Listing): it saves reading the folder.
+	Listing *hash.Listing
 }
 
 // quickProgram is how a node's program was found and the program key line
@@ -250,7 +256,11 @@ func checkQuickNode(n quickNode, root, stateDir string, store *state.Store, stat
 			return false
 		}
 	}
-	got, _, err := plan.OutputDigest(store, root, n.Entry, n.Outputs, stat)
+	dir := store.RunPath(n.Entry)
+	if dir == "" {
+		return false
+	}
+	got, _, err := plan.DirDigestWith(dir, root, n.Outputs, stat, hash.TreeOptions{Listing: n.Listing})
 	return err == nil && got == n.Digest
 }
 
@@ -387,6 +397,7 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 				qn.Globs = append(qn.Globs, quickGlob{Pattern: pat, Matches: m})
 			}
 		}
+		qn.Listing, _ = hash.ListFolder(w.store.RunPath(r.Entry))
 		for _, o := range r.Outputs {
 			op := o.Path
 			if !filepath.IsAbs(op) {

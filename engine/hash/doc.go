@@ -59,6 +59,13 @@
 // value, so a stored entry cannot go stale unnoticed, even when mtime is
 // forced back. Caching needs Linux stat fields; elsewhere every file is read.
 //
+// A Listing does for a folder's entries what the stat cache does for a
+// file's content, by the same rule: read when the folder's signature was not
+// racy, it stands for reading the folder (TreeOptions.Listing) while that
+// signature holds, since adding, removing, renaming or replacing an entry
+// changes the folder's mtime and ctime. Only folders without subfolders are
+// listed, and each listed file is still stat'ed, so an edit is noticed.
+//
 // Locking: a StatCache is safe for concurrent use; one RWMutex guards its
 // map. Tree hashes files with a pool of goroutines that share the cache and
 // write results into distinct slots of the entry list; listing and assembly

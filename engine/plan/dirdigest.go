@@ -11,10 +11,17 @@ import (
 // "" for none): the engine's digest of a result wherever it is hashed — by
 // the apply that built it, or by a Slurm job on the compute node that did.
 func DirDigest(dir, root string, outputs []string, c *hash.StatCache, read *atomic.Int64) (string, []state.Output, error) {
+	return DirDigestWith(dir, root, outputs, c, hash.TreeOptions{Read: read})
+}
+
+// DirDigestWith is DirDigest that hashes the run folder with options o (a
+// listing of the folder the no-change check recorded, say).
+func DirDigestWith(dir, root string, outputs []string, c *hash.StatCache, o hash.TreeOptions) (string, []state.Output, error) {
+	read := o.Read
 	var tree hash.Digest
 	if dir != "" {
 		var err error
-		if tree, err = hash.TreeWith(dir, c, hash.TreeOptions{Read: read}); err != nil {
+		if tree, err = hash.TreeWith(dir, c, o); err != nil {
 			return "", nil, err
 		}
 	}

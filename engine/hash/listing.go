@@ -1,0 +1,63 @@
+package hash
+
+import (
+	"io/fs"
+	"os"
+	"time"
+)
+
+// Listing is a folder's entries together with the stat signature of the
+// folder they were read under. A folder gets a new mtime and ctime whenever
+// an entry is added, removed, renamed or replaced (a symlink's target or an
+// entry's kind cannot change in place), so while the folder's signature is
+// the one recorded, and that signature was not racy when the listing was
+// read, the entries are the recorded ones and need not be read again. Their
+// content is not vouched for: every file is still stat'ed (and hashed when
+// the stat cache does not vouch for it), so an edit inside the folder is
+// noticed as it is without a listing.
+//
+// Only folders without subfolders are listed: a subfolder's own entries
+// would need a signature of their own.
+type Listing struct {
+	Dev, Ino           uint64
+	Size, Mtime, Ctime int64
+	Entries            []Entry // as listTree returns them: no size, mode or digest
+}
+
+// ListFolder reads the entries of the folder at path for a later TreeWith;
+// false when path is not a folder, holds a subfolder, changes while it is
+// read, or changed too recently for its signature to be trusted.
+func ListFolder(path string) (*Listing, bool) {
+	return listFolder(path, time.Now())
+}
+
+// listFolder is ListFolder for a listing started at start.
+func listFolder(path string, start time.Time) (*Listing, bool) {
+	before, err := os.Lstat(path)
+	if err != nil || !before.IsDir() {
+		return nil, false
+	}
+	sig, ok := signatureOf(before)
+	if !ok || sig.racy(start) {
+		return nil, false
+	}
+	entries, err := listTree(path, nil)
+	if err != nil {
+		return nil, false
+	}
+	for _, e := range entries {
+		if e.Kind == 'd' {
+			return nil, false
+		}
+	}
+	if after, err := os.Lstat(path); err != nil || !sameStat(before, after) {
+		return nil, false
+	}
+	return &Listing{Dev: sig.dev, Ino: sig.ino, Size: sig.size, Mtime: sig.mtime, Ctime: sig.ctime, Entries: entries}, true
+}
+
+// vouches reports whether l still lists the folder whose Lstat is info.
+func (l *Listing) vouches(info fs.FileInfo) bool {
+	sig, ok := signatureOf(info)
+	return ok && l != nil && sig == signature{dev: l.Dev, ino: l.Ino, size: l.Size, mtime: l.Mtime, ctime: l.Ctime}
+}
