@@ -2,7 +2,7 @@ package exec
 
 import (
 	"github.com/kilnbuild/kiln/engine/kind"
-	"github.com/zclconf/go-cty/cty"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 )
 
 var _ kind.ProgramRunner = (*Kind)(nil)
@@ -12,16 +12,10 @@ var _ kind.ProgramRunner = (*Kind)(nil)
 // top for a bare name. A string command runs /bin/sh -c and names no
 // program of its own, and a command with a sensitive value is not resolved.
 func (*Kind) Program(n *kind.Node) (name, dir string, env []string, ok bool) {
-	cfg := n.Config
-	if n.Env == nil || cfg.IsNull() || !cfg.IsWhollyKnown() || !cfg.Type().IsObjectType() {
+	cfg, ok := attr.ListCommand(n.Config)
+	if n.Env == nil || !ok {
 		return "", "", nil, false
 	}
-	// A command holding a sensitive value (read with env()) is not resolved:
-	// its program would enter the key in clear.
-	if c := cfg.GetAttr("command"); c.IsNull() || c.Type() == cty.String || c.ContainsMarked() {
-		return "", "", nil, false
-	}
-	cfg, _ = cfg.UnmarkDeep()
 	argv, err := Command(cfg)
 	if err != nil {
 		return "", "", nil, false

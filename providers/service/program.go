@@ -2,7 +2,7 @@ package service
 
 import (
 	"github.com/kilnbuild/kiln/engine/kind"
-	"github.com/zclconf/go-cty/cty"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 )
 
 var _ kind.ProgramRunner = (*Service)(nil)
@@ -15,14 +15,10 @@ var _ kind.ProgramRunner = (*Service)(nil)
 // with a sensitive value is not resolved (its program would enter the key
 // in clear).
 func (*Service) Program(n *kind.Node) (name, dir string, env []string, ok bool) {
-	cfg := n.Config
-	if n.Env == nil || cfg.IsNull() || !cfg.IsWhollyKnown() || !cfg.Type().IsObjectType() {
+	cfg, ok := attr.ListCommand(n.Config)
+	if n.Env == nil || !ok {
 		return "", "", nil, false
 	}
-	if c := cfg.GetAttr("command"); c.IsNull() || c.Type() == cty.String || c.ContainsMarked() {
-		return "", "", nil, false
-	}
-	cfg, _ = cfg.UnmarkDeep()
 	c, err := decodeConfig(cfg, n.Root, n.Out)
 	if err != nil {
 		return "", "", nil, false

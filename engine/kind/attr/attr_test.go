@@ -163,3 +163,35 @@ func TestGet(t *testing.T) {
 		t.Errorf("String of an unknown object: %v, want ErrUnknown", err)
 	}
 }
+
+// ListCommand: only a known list command without sensitive values names a
+// program to resolve; the configuration comes back unmarked.
+func TestListCommand(t *testing.T) {
+	obj := func(cmd cty.Value) cty.Value { return cty.ObjectVal(map[string]cty.Value{"command": cmd}) }
+	list := cty.ListVal([]cty.Value{cty.StringVal("python3"), cty.StringVal("train.py")})
+	secret := cty.ListVal([]cty.Value{cty.StringVal("python3"), cty.StringVal("token").Mark("sensitive")})
+	for _, c := range []struct {
+		name string
+		cfg  cty.Value
+		want bool
+	}{
+		{"list", obj(list), true},
+		{"string", obj(cty.StringVal("python3 train.py")), false},
+		{"sensitive", obj(secret), false},
+		{"unknown", obj(cty.UnknownVal(cty.List(cty.String))), false},
+		{"null command", obj(cty.NullVal(cty.List(cty.String))), false},
+		{"no command", cty.EmptyObjectVal, false},
+		{"null", cty.NullVal(cty.EmptyObject), false},
+	} {
+		got, ok := ListCommand(c.cfg)
+		if ok != c.want {
+			t.Errorf("%s: ok %v, want %v", c.name, ok, c.want)
+		}
+		if ok && (got.ContainsMarked() || !got.GetAttr("command").Equals(list).True()) {
+			t.Errorf("%s: got %#v, want the configuration unmarked", c.name, got)
+		}
+	}
+	if _, ok := ListCommand(obj(list).Mark("sensitive")); ok {
+		t.Errorf("a marked configuration: ok, want false")
+	}
+}

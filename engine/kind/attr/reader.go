@@ -91,3 +91,19 @@ func (r *Reader) StringMap(name string) map[string]string {
 	r.keep(err)
 	return m
 }
+
+// ListCommand returns the node's configuration, unmarked, when its command
+// attribute names a program of its own — a list, wholly known — for a
+// kind.ProgramRunner to resolve. false for a string (it runs /bin/sh -c and
+// names no program), for a configuration not known yet, and for a command
+// holding a sensitive value, whose program would enter the key in clear.
+func ListCommand(cfg cty.Value) (cty.Value, bool) {
+	if cfg.IsNull() || !cfg.IsWhollyKnown() || !cfg.Type().IsObjectType() || !cfg.Type().HasAttribute("command") {
+		return cty.NilVal, false
+	}
+	if c := cfg.GetAttr("command"); c.IsNull() || c.Type() == cty.String || c.ContainsMarked() {
+		return cty.NilVal, false
+	}
+	cfg, _ = cfg.UnmarkDeep()
+	return cfg, true
+}
