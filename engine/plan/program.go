@@ -2,7 +2,6 @@ package plan
 
 import (
 	"path/filepath"
-	"strings"
 
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
@@ -30,7 +29,7 @@ func ResolveProgram(root, stateDir, name, dir string, env []string, stat *hash.S
 	if abs, err := filepath.Abs(found); err == nil {
 		found = abs
 	}
-	if rel, ok := inRunFolder(stateDir, found); ok {
+	if _, rel, ok := state.OpenStore(stateDir).InRun(found); ok && rel != "" {
 		// An upstream's program (${python_env.x.out}/bin/python): that
 		// upstream's digest is a dep line already, and the run folder the
 		// stable link points at is named anew by every run of its key, so
@@ -73,20 +72,3 @@ func (d *Decider) decideProgram(dec *Decision) {
 // upstreamProgram stands for the result folder of the upstream a program
 // lies in, in a program key line.
 const upstreamProgram = "$KILN_UPSTREAM"
-
-// inRunFolder reports whether path lies inside a run folder of the store
-// (stateDir/store/SHARD/KEY-RUN/...), and its place inside that folder.
-func inRunFolder(stateDir, path string) (string, bool) {
-	rel, err := filepath.Rel(filepath.Join(stateDir, "store"), path)
-	if err != nil {
-		return "", false
-	}
-	parts := strings.SplitN(filepath.ToSlash(rel), "/", 3)
-	if len(parts) != 3 || parts[0] == ".." {
-		return "", false
-	}
-	if _, _, ok := state.ParseEntry(parts[1]); !ok {
-		return "", false
-	}
-	return parts[2], true
-}

@@ -81,6 +81,28 @@ func (s *Store) RunPath(entry string) string {
 	return filepath.Join(s.root(), shard(key), entry)
 }
 
+// InRun reports whether path lies inside a run folder of the store, the
+// folder's entry, and path's place inside that folder ("" for the folder
+// itself).
+func (s *Store) InRun(path string) (entry, rest string, ok bool) {
+	rel, err := filepath.Rel(s.root(), path)
+	if err != nil {
+		return "", "", false
+	}
+	parts := strings.SplitN(filepath.ToSlash(rel), "/", 3)
+	if len(parts) < 2 {
+		return "", "", false
+	}
+	key, _, ok := ParseEntry(parts[1])
+	if !ok || parts[0] != shard(key) {
+		return "", "", false
+	}
+	if len(parts) == 3 {
+		rest = parts[2]
+	}
+	return parts[1], rest, true
+}
+
 // checkKey rejects keys that are not one plain path element of at least
 // two characters (the shard), so a key never names a file outside the store.
 func checkKey(key string) error {

@@ -178,3 +178,27 @@ func TestNewRunAfterJournalsBeforeTheFolder(t *testing.T) {
 		t.Fatalf("with a failing journal: %q, %v; folder of %s there: %v", entry, err, named, st.Exists(named))
 	}
 }
+
+// InRun finds the run folder a path lies in by the store's layout, and
+// nothing for paths elsewhere or of another shape.
+func TestStoreInRun(t *testing.T) {
+	s := OpenStore("/p/.kiln")
+	key := strings.Repeat("ab", 32)
+	entry := Entry(key, "0123456789")
+	for _, c := range []struct {
+		path, entry, rest string
+		ok                bool
+	}{
+		{"/p/.kiln/store/ab/" + entry + "/bin/python", entry, "bin/python", true},
+		{"/p/.kiln/store/ab/" + entry, entry, "", true},
+		{"/p/.kiln/store/cd/" + entry + "/bin/python", "", "", false}, // not its shard
+		{"/p/.kiln/store/ab", "", "", false},
+		{"/p/.kiln/out/exec.a/bin/python", "", "", false},
+		{"/usr/bin/python3", "", "", false},
+	} {
+		entry, rest, ok := s.InRun(c.path)
+		if entry != c.entry || rest != c.rest || ok != c.ok {
+			t.Errorf("InRun(%s) = %q, %q, %v; want %q, %q, %v", c.path, entry, rest, ok, c.entry, c.rest, c.ok)
+		}
+	}
+}
