@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
@@ -34,8 +34,14 @@ import (
 // and the run folder's listing with the folder's stat signature (when the
 // folder has no subfolder and changed long enough before).
 // The next plan re-checks exactly those with stat calls (through the stat
-// cache; a run folder whose signature is unchanged is not read again, but
-// each of its files is still stat'ed) and, when all still hold, skips loading the HCL and the state. Any
+// cache, the pipeline's files and lock included; a run folder whose
+// signature is unchanged is not read again, but each of its files is still
+// stat'ed) and, when all still hold, skips loading the HCL and the state.
+// The stable links are read once: the first check that holds with the
+// links folder (.kiln/out) unchanged for longer than the racy window
+// records that folder's stamp (quickCert.Links), and from then on the
+// links are trusted while the stamp is unchanged, since no link can point
+// elsewhere without the folder changing (see settle). Any
 // doubt — a missing or corrupt certificate, a journal (of the state, or of
 // the runs a dead apply left), a changed byte — falls back to the full plan,
 // so the certificate can only save time, never change an answer. Pipelines
@@ -43,7 +49,7 @@ import (
 // hosts, toolchains, git checkouts, Python environments) and nodes with
 // always_run take the full path every time.
 
-const quickFormat = "kiln-noop-5"
+const quickFormat = "kiln-noop-6"
 
 type quickCert struct {
 	Format  string
@@ -53,6 +59,11 @@ type quickCert struct {
 	Reads   []config.FileRead // as the plan read them
 	Env     []quickFile       // name, short hash of the value
 	Nodes   []quickNode
+	// Links is the stamp of the stable links' folder (.kiln/out) taken,
+	// not racy, before every node's link was read and found as recorded,
+	// and unchanged after: while the folder's stamp is this one, no link
+	// points elsewhere, and the links need not be read (see settle).
+	Links *hash.Stamp
 }
 
 type quickFile struct{ Path, Digest string }
@@ -86,28 +97,30 @@ type quickGlob struct {
 
 func quickPath(stateDir string) string { return filepath.Join(stateDir, "cache", "noop") }
 
-// quickConfigDigest identifies a configuration from its raw inputs.
-func quickConfigDigest(files []string, o Options) string {
+// quickConfigDigest identifies a configuration from its raw inputs. The
+// files are hashed through the stat cache: a large pipeline file or lock
+// that has not changed is not read again.
+func quickConfigDigest(files []string, o Options, stat *hash.StatCache) string {
 	lines := []string{"kiln " + Version, "key " + hash.FormatVersion}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		d, err := hash.File(f, stat)
 		if err != nil {
 			return ""
 		}
-		lines = append(lines, "file "+f+" "+hash.Bytes(b).String())
+		lines = append(lines, "file "+f+" "+d.String())
 	}
 	// The lock file pins what nodes resolve: a changed lock changes keys.
 	if len(files) > 0 {
-		if b, err := os.ReadFile(lockfile.Path(filepath.Dir(files[0]))); err == nil {
-			lines = append(lines, "lock "+hash.Bytes(b).String())
+		if d, err := hash.File(lockfile.Path(filepath.Dir(files[0])), stat); err == nil {
+			lines = append(lines, "lock "+d.String())
 		}
 	}
 	for _, f := range o.VarFiles {
-		b, err := os.ReadFile(f)
+		d, err := hash.File(f, stat)
 		if err != nil {
 			return ""
 		}
-		lines = append(lines, "varfile "+f+" "+hash.Bytes(b).String())
+		lines = append(lines, "varfile "+f+" "+d.String())
 	}
 	for _, k := range sortedNames(o.Vars) {
 		lines = append(lines, "var "+k+" "+hash.Bytes([]byte(o.Vars[k])).String())
@@ -133,10 +146,16 @@ func QuickCheck(o Options) (nodes int, upToDate bool) {
 	if !ok {
 		return 0, false
 	}
-	if !quickNodes(q.cert.Nodes, q.root, q.stateDir, q.store, q.stat) {
+	start := time.Now()
+	links, linksOK := hash.StampOf(q.store.LinksDir())
+	trusted := linksOK && q.cert.Links != nil && *q.cert.Links == links
+	if !parallel(len(q.cert.Nodes), func(i int) bool { return q.checkQuickNode(&q.cert.Nodes[i], trusted) }) {
 		return 0, false
 	}
 	q.saveStat()
+	if linksOK && !trusted {
+		q.settle(links, start)
+	}
 	return len(q.cert.Nodes), true
 }
 
@@ -145,6 +164,7 @@ func QuickCheck(o Options) (nodes int, upToDate bool) {
 // read are as it recorded them. Its nodes are left to check.
 type quickSession struct {
 	cert           *quickCert
+	certInfo       os.FileInfo // the certificate file as it was read
 	root, stateDir string
 	stat           *hash.StatCache
 	store          *state.Store
@@ -161,6 +181,10 @@ func openQuick(o Options) (*quickSession, bool) {
 		return nil, false
 	}
 	stateDir := filepath.Join(root, ".kiln")
+	certInfo, err := os.Stat(quickPath(stateDir))
+	if err != nil {
+		return nil, false
+	}
 	b, err := os.ReadFile(quickPath(stateDir))
 	if err != nil {
 		return nil, false
@@ -177,7 +201,8 @@ func openQuick(o Options) (*quickSession, bool) {
 		// An apply runs, or one died: the full plan says what it left.
 		return nil, false
 	}
-	if quickConfigDigest(files, o) != c.Config {
+	stat := hash.LoadStatCache(filepath.Join(stateDir, "cache", "stat"))
+	if quickConfigDigest(files, o, stat) != c.Config {
 		return nil, false
 	}
 	// Environment values are hashed as key lines hash them: with the state
@@ -188,13 +213,12 @@ func openQuick(o Options) (*quickSession, bool) {
 			return nil, false
 		}
 	}
-	stat := hash.LoadStatCache(filepath.Join(stateDir, "cache", "stat"))
 	for _, f := range c.Reads {
 		if !sameRead(f, stat) {
 			return nil, false
 		}
 	}
-	return &quickSession{cert: &c, root: root, stateDir: stateDir, stat: stat, store: state.OpenStore(stateDir)}, true
+	return &quickSession{cert: &c, certInfo: certInfo, root: root, stateDir: stateDir, stat: stat, store: state.OpenStore(stateDir)}, true
 }
 
 // saveStat keeps what the checks hashed for the next command.
@@ -202,65 +226,75 @@ func (q *quickSession) saveStat() {
 	_ = q.stat.Save(filepath.Join(q.stateDir, "cache", "stat"))
 }
 
-// quickNodes re-checks every node's links, inputs and outputs in parallel.
-func quickNodes(nodes []quickNode, root, stateDir string, store *state.Store, stat *hash.StatCache) bool {
-	const workers = 4
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	ok := true
-	next := 0
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				if !ok || next >= len(nodes) {
-					mu.Unlock()
-					return
-				}
-				n := nodes[next]
-				next++
-				mu.Unlock()
-				if !checkQuickNode(n, root, stateDir, store, stat) {
-					mu.Lock()
-					ok = false
-					mu.Unlock()
-					return
-				}
-			}
-		}()
+// settle records in the certificate what a check that held has just
+// read and that stat alone can now vouch for: the links folder's stamp,
+// taken at start before any link was read (so the links are trusted from
+// the next check on), and the listings of run folders that had none (a
+// folder changed too recently when the certificate was written). An apply
+// writes its certificate right after making its last links, when the links
+// folder is still racy, so the first check after it settles them. Nothing
+// is written when the stamp is racy or changed meanwhile, or when the
+// certificate or the state is no longer the one checked.
+func (q *quickSession) settle(links hash.Stamp, start time.Time) {
+	if links.Racy(start) {
+		return
 	}
-	wg.Wait()
-	return ok
+	if after, ok := hash.StampOf(q.store.LinksDir()); !ok || after != links {
+		return
+	}
+	q.cert.Links = &links
+	for i := range q.cert.Nodes {
+		n := &q.cert.Nodes[i]
+		if n.Listing == nil {
+			n.Listing, _ = hash.ListFolder(q.store.RunPath(n.Entry))
+		}
+	}
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(q.cert) != nil {
+		return
+	}
+	path := quickPath(q.stateDir)
+	now, err := os.Stat(path)
+	if err != nil || !os.SameFile(now, q.certInfo) || !now.ModTime().Equal(q.certInfo.ModTime()) || now.Size() != q.certInfo.Size() {
+		return // rewritten since it was read
+	}
+	if lineage, serial, ok := state.ReadStamp(q.stateDir); !ok || lineage != q.cert.Lineage || serial != q.cert.Serial || state.HasRunLog(q.stateDir) {
+		return
+	}
+	_ = state.ReplaceFile(path, buf.Bytes(), 0o644)
 }
 
-func checkQuickNode(n quickNode, root, stateDir string, store *state.Store, stat *hash.StatCache) bool {
-	if key, ok := store.Linked(n.Link); !ok || key != n.Entry {
-		return false
+// checkQuickNode re-checks one node's link, programs, globs, inputs and
+// outputs; links trusted means the links folder's stamp vouches for n.Link.
+func (q *quickSession) checkQuickNode(n *quickNode, linksTrusted bool) bool {
+	if !linksTrusted {
+		if key, ok := q.store.Linked(n.Link); !ok || key != n.Entry {
+			return false
+		}
 	}
 	for _, pr := range n.Programs {
-		line, err := plan.ResolveProgram(root, stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, stat)
+		line, err := plan.ResolveProgram(q.root, q.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, q.stat)
 		if err != nil || line != pr.Line {
 			return false
 		}
 	}
 	for _, g := range n.Globs {
-		got, err := plan.ResolveInputs(root, []string{g.Pattern})
+		got, err := plan.ResolveInputs(q.root, []string{g.Pattern})
 		if err != nil || !slices.Equal(got, g.Matches) {
 			return false
 		}
 	}
 	for _, in := range n.Inputs {
-		if d, err := digestAny(in.Path, stat); err != nil || d != in.Digest {
+		if d, err := digestAny(in.Path, q.stat); err != nil || d != in.Digest {
 			return false
 		}
 	}
-	dir := store.RunPath(n.Entry)
+	dir := q.store.RunPath(n.Entry)
 	if dir == "" {
 		return false
 	}
-	got, _, err := plan.DirDigestWith(dir, root, n.Outputs, stat, hash.TreeOptions{Listing: n.Listing})
+	// One worker: the nodes are checked in parallel already.
+	got, _, err := plan.DirDigestWith(dir, q.root, n.Outputs, q.stat, hash.TreeOptions{Listing: n.Listing, Workers: 1})
 	return err == nil && got == n.Digest
 }
 
@@ -344,7 +378,7 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 	for i, f := range p.FileNames {
 		files[i] = filepath.Join(p.Root, f)
 	}
-	c := &quickCert{Format: quickFormat, Config: quickConfigDigest(files, w.opts), Lineage: lineage, Serial: serial}
+	c := &quickCert{Format: quickFormat, Config: quickConfigDigest(files, w.opts, w.stat), Lineage: lineage, Serial: serial}
 	// The files exactly as the plan read them: a file the apply wrote
 	// since (an in-place output that a count depends on) fails the check.
 	reads, consistent := p.FilesRead()

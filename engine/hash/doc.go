@@ -65,6 +65,8 @@
 // signature holds, since adding, removing, renaming or replacing an entry
 // changes the folder's mtime and ctime. Only folders without subfolders are
 // listed, and each listed file is still stat'ed, so an edit is noticed.
+// A Stamp is the folder's signature alone, for a caller that keeps what it
+// read of the folder itself (the no-change check's stable links).
 //
 // Locking: a StatCache is safe for concurrent use; one RWMutex guards its
 // map. Tree hashes files with a pool of goroutines that share the cache and

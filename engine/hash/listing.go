@@ -61,3 +61,36 @@ func (l *Listing) vouches(info fs.FileInfo) bool {
 	sig, ok := signatureOf(info)
 	return ok && l != nil && sig == signature{dev: l.Dev, ino: l.Ino, size: l.Size, mtime: l.Mtime, ctime: l.Ctime}
 }
+
+// Stamp is the stat signature of a folder: while it is unchanged, so are
+// the folder's entries — their names, kinds and, for symlinks, targets,
+// since a symlink cannot be changed in place, only replaced — as they were
+// when the stamp was taken, provided it was not racy then (Racy). It says
+// nothing of the entries' content.
+type Stamp struct {
+	Dev, Ino           uint64
+	Size, Mtime, Ctime int64
+}
+
+// StampOf returns the stamp of the folder at path (not followed when it is
+// a symlink); false when it is not a folder or its stat says too little.
+func StampOf(path string) (Stamp, bool) {
+	info, err := os.Lstat(path)
+	if err != nil || !info.IsDir() {
+		return Stamp{}, false
+	}
+	sig, ok := signatureOf(info)
+	if !ok {
+		return Stamp{}, false
+	}
+	return Stamp{Dev: sig.dev, Ino: sig.ino, Size: sig.size, Mtime: sig.mtime, Ctime: sig.ctime}, true
+}
+
+// Racy reports whether the folder may have changed, or may still change,
+// without changing this stamp, for entries read starting at start: its
+// mtime or ctime lies within the racy window before start (or after it).
+// Only a stamp taken before the entries were read, that is not racy and
+// is the same after they were read, stands for them.
+func (s Stamp) Racy(start time.Time) bool {
+	return signature{mtime: s.Mtime, ctime: s.Ctime}.racy(start)
+}

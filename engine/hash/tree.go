@@ -166,27 +166,32 @@ func hashFiles(root string, entries []Entry, c *StatCache, workers int, read *at
 	var failed atomic.Bool
 	var mu sync.Mutex
 	var big []int // indexes into files
-	var wg sync.WaitGroup
-	for range min(workers, len(files)) {
-		wg.Go(func() {
-			for !failed.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= len(files) {
-					return
-				}
-				isBig, err := hashEntry(root, &entries[files[i]], c, read)
-				if errs[i] = err; err != nil {
-					failed.Store(true)
-				}
-				if isBig {
-					mu.Lock()
-					big = append(big, i)
-					mu.Unlock()
-				}
+	work := func() {
+		for !failed.Load() {
+			i := int(next.Add(1) - 1)
+			if i >= len(files) {
+				return
 			}
-		})
+			isBig, err := hashEntry(root, &entries[files[i]], c, read)
+			if errs[i] = err; err != nil {
+				failed.Store(true)
+			}
+			if isBig {
+				mu.Lock()
+				big = append(big, i)
+				mu.Unlock()
+			}
+		}
 	}
-	wg.Wait()
+	if n := min(workers, len(files)); n <= 1 {
+		work() // one file, or one worker: no goroutine to start
+	} else {
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(work)
+		}
+		wg.Wait()
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err

@@ -17,6 +17,13 @@ import (
 
 func (s *Store) outDir() string { return filepath.Join(s.dir, "out") }
 
+// LinksDir is the folder of the stable links, dir/out. A link's target
+// changes only by an entry of this folder being made, replaced or removed
+// (a symlink cannot be rewritten in place), which gives the folder a new
+// mtime and ctime: while its stat signature is one taken before the links
+// were read, they still point where they did (see hash.Stamp).
+func (s *Store) LinksDir() string { return s.outDir() }
+
 // OutPath is the stable output path dir/out/<fileName>.
 func (s *Store) OutPath(fileName string) string { return filepath.Join(s.outDir(), fileName) }
 

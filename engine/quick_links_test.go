@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/state"
+	"github.com/kilnbuild/kiln/providers/exec"
+)
+
+func readCert(t *testing.T, stateDir string) quickCert {
+	t.Helper()
+	b, err := os.ReadFile(quickPath(stateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c quickCert
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// settledPipeline applies a two-node pipeline and checks it twice: right
+// after the apply, when the links folder has just changed and its stamp may
+// not be trusted, and once that folder is older than the racy window, when
+// the check records the stamp in the certificate.
+func settledPipeline(t *testing.T) (o Options, stateDir string) {
+	t.Helper()
+	dir := t.TempDir()
+	hcl := "exec \"a\" {\n  command = \"echo a > $KILN_OUT/x\"\n}\n\nexec \"b\" {\n  command = \"cat ${exec.a.out}/x > $KILN_OUT/y\"\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.hcl"), []byte(hcl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = Options{Path: dir, Kinds: []kind.Kind{exec.New()}}
+	w, diags, err := Open(o)
+	if err != nil || diags.HasErrors() {
+		t.Fatalf("open: %v %s", err, diags.Error())
+	}
+	if _, err := w.Apply(context.Background(), ApplyOptions{Parallelism: 1}); err != nil {
+		t.Fatal(err)
+	}
+	stateDir = filepath.Join(dir, ".kiln")
+	if _, ok := QuickCheck(o); !ok {
+		t.Fatal("QuickCheck: not up to date right after the apply")
+	}
+	if c := readCert(t, stateDir); c.Links != nil {
+		t.Fatalf("the certificate trusts the links folder's stamp %+v taken right after links were made in it: a link replaced within the same timestamp tick would go unnoticed", *c.Links)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	if _, ok := QuickCheck(o); !ok {
+		t.Fatal("QuickCheck: not up to date on the unchanged pipeline")
+	}
+	c := readCert(t, stateDir)
+	if c.Links == nil {
+		t.Fatal("the certificate has no stamp of the links folder after a check that held, with the folder unchanged for longer than the racy window")
+	}
+	if now, ok := hash.StampOf(filepath.Join(stateDir, "out")); !ok || now != *c.Links {
+		t.Fatalf("the certificate's links stamp %+v is not the folder's %+v", *c.Links, now)
+	}
+	if _, ok := QuickCheck(o); !ok {
+		t.Fatal("QuickCheck: not up to date with the links trusted by their folder's stamp")
+	}
+	return o, stateDir
+}
+
+// TestQuickCheckNoticesARetargetedLinkWhileTrustingTheFolder: once the
+// certificate trusts the links folder's stamp, a link pointed at another
+// run folder — holding the very same files — is still noticed, also when
+// the folder's mtime is set back to the stamp's (its ctime moves anyway).
+func TestQuickCheckNoticesARetargetedLinkWhileTrustingTheFolder(t *testing.T) {
+	for name, keepMtime := range map[string]bool{"plain": false, "mtime set back": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o, stateDir := settledPipeline(t)
+			c := readCert(t, stateDir)
+			store := state.OpenStore(stateDir)
+			var n *quickNode
+			for i := range c.Nodes {
+				if c.Nodes[i].Link == "exec.a" {
+					n = &c.Nodes[i]
+				}
+			}
+			if n == nil {
+				t.Fatalf("no node exec.a in the certificate: %+v", c.Nodes)
+			}
+			key, _, _ := state.ParseEntry(n.Entry)
+			entry, run, err := store.NewRun(key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join(store.RunPath(n.Entry), "x"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(run, "x"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := store.Link(n.Link, entry); err != nil {
+				t.Fatal(err)
+			}
+			if keepMtime {
+				mtime := time.Unix(0, c.Links.Mtime)
+				if err := os.Chtimes(store.LinksDir(), mtime, mtime); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, ok := QuickCheck(o); ok {
+				t.Fatalf("QuickCheck says up to date after %s was pointed at %s instead of %s", n.Link, entry, n.Entry)
+			}
+		})
+	}
+}
+
+// TestQuickCheckConfigHashedThroughTheStatCache: the pipeline file is
+// hashed through the stat cache, and an edit that keeps its size and sets
+// its mtime back is still noticed.
+func TestQuickCheckConfigHashedThroughTheStatCache(t *testing.T) {
+	o, _ := settledPipeline(t)
+	path := filepath.Join(o.Path, "pipeline.hcl")
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(b, []byte("echo a"), []byte("echo A"), 1)
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := QuickCheck(o); ok {
+		t.Fatal("QuickCheck says up to date after the pipeline file was edited (same size, mtime set back)")
+	}
+}
