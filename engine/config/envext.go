@@ -74,6 +74,9 @@ func envExtension(a *hcl.Attribute, ctx *hcl.EvalContext) (cty.Value, hcl.Diagno
 // envConflicts reports a variable that the kind's own env attribute sets
 // and env_prepend or env_append extends: one would silently win.
 func envConflicts(n *Node, cfg cty.Value, ext map[string]cty.Value) hcl.Diagnostics {
+	if len(ext) == 0 {
+		return nil
+	}
 	cfg, _ = cfg.UnmarkDeep()
 	if cfg.IsNull() || !cfg.IsKnown() || !cfg.Type().IsObjectType() || !cfg.Type().HasAttribute("env") {
 		return nil

@@ -41,10 +41,7 @@ func (p *Pipeline) Evaluate(n *Node, vals Values, selfOut string) (*Evaluated, h
 // what the node was given (granted), when not nil.
 func (p *Pipeline) EvaluateRun(n *Node, vals Values, selfOut string, granted map[string]int64) (*Evaluated, hcl.Diagnostics) {
 	rec := newReads()
-	ctx, diags := p.evalContext(n, vals, selfOut, rec)
-	if n != nil && ctx.Variables != nil {
-		ctx.Variables["self"] = selfValue(n, selfOut, granted)
-	}
+	ctx, diags := p.nodeContext(n, vals, selfOut, granted, rec)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -94,10 +91,19 @@ func (s staticValues) NodeValue(a addr.Node) (cty.Value, bool) { return s.p.Stat
 // evalContext builds the context for n's expressions, holding only the nodes
 // and locals n refers to.
 func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, rec *reads) (*hcl.EvalContext, hcl.Diagnostics) {
-	ctx := p.newContext(rec, map[string]cty.Value{
-		"var":  p.vars,
-		"path": cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)}),
-	})
+	return p.nodeContext(n, vals, selfOut, nil, rec)
+}
+
+// nodeContext is evalContext with self.resources holding what the node was
+// given (granted), when not nil.
+func (p *Pipeline) nodeContext(n *Node, vals Values, selfOut string, granted map[string]int64, rec *reads) (*hcl.EvalContext, hcl.Diagnostics) {
+	size := 2
+	if n != nil {
+		size = 6 + len(n.Block.refs) // self, local, each, count, a kind per reference at most
+	}
+	vars := make(map[string]cty.Value, size)
+	vars["var"], vars["path"] = p.vars, p.pathValue()
+	ctx := p.newContext(rec, vars)
 	var diags hcl.Diagnostics
 	if n != nil {
 		nodes, d := p.nodeObjects(n.Block.refs, vals, n)
@@ -105,7 +111,7 @@ func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, rec *reads)
 		for k, v := range nodes {
 			ctx.Variables[k] = v
 		}
-		ctx.Variables["self"] = selfValue(n, selfOut, nil)
+		ctx.Variables["self"] = p.selfValue(n, selfOut, granted)
 		if n.Each != nil {
 			ctx.Variables["each"] = cty.ObjectVal(map[string]cty.Value{"key": n.Each.Key, "value": n.Each.Value})
 		}
@@ -125,10 +131,53 @@ func (p *Pipeline) evalContext(n *Node, vals Values, selfOut string, rec *reads)
 	return ctx, diags
 }
 
+// pathValue is path: the object of path.root, made once.
+func (p *Pipeline) pathValue() cty.Value {
+	p.pathOnce.Do(func() {
+		p.path = cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(p.Root)})
+	})
+	return p.path
+}
+
+// cpuPlaceholder is self.resources of a node that declares no resource but
+// cpu, while its grant is not known.
+var cpuPlaceholder = cty.ObjectVal(map[string]cty.Value{"cpu": cty.StringVal("${self.resources.cpu}")})
+
+// selfPlaceholder is a self kept for one selfOut (see selfValue).
+type selfPlaceholder struct {
+	out   string
+	value cty.Value
+}
+
 // selfValue is self: out, and resources with what the node was given of
 // each resource it declares (cpu is always there, 1 unless declared), or
-// placeholders when granted is nil.
-func selfValue(n *Node, selfOut string, granted map[string]int64) cty.Value {
+// placeholders when granted is nil. The self of a node that declares no
+// resource but cpu, while its grant is not known, is the same for every
+// node evaluated with the same selfOut (each decision uses one), so the
+// last one made is kept.
+func (p *Pipeline) selfValue(n *Node, selfOut string, granted map[string]int64) cty.Value {
+	if granted == nil && onlyCPU(n.Meta.Resources) {
+		if c := p.selfPH.Load(); c != nil && c.out == selfOut {
+			return c.value
+		}
+		v := cty.ObjectVal(map[string]cty.Value{"out": cty.StringVal(selfOut), "resources": cpuPlaceholder})
+		p.selfPH.Store(&selfPlaceholder{out: selfOut, value: v})
+		return v
+	}
+	return newSelf(n, selfOut, granted)
+}
+
+// onlyCPU reports whether resources declares nothing but cpu.
+func onlyCPU(resources map[string]int64) bool {
+	for name := range resources {
+		if name != "cpu" {
+			return false
+		}
+	}
+	return true
+}
+
+func newSelf(n *Node, selfOut string, granted map[string]int64) cty.Value {
 	res := map[string]cty.Value{}
 	names := []string{"cpu"}
 	for name := range n.Meta.Resources {
@@ -155,13 +204,11 @@ func selfValue(n *Node, selfOut string, granted map[string]int64) cty.Value {
 // only instance by instance, the object holds only those instances.
 func (p *Pipeline) nodeObjects(refs []reference, vals Values, n *Node) (map[string]cty.Value, hcl.Diagnostics) {
 	byKind := map[string]map[string]cty.Value{}
-	done := map[addr.Node]bool{}
 	for _, r := range refs {
 		blk := r.target.Block()
-		if done[blk] {
+		if _, done := byKind[blk.Kind][blk.Name]; done {
 			continue
 		}
-		done[blk] = true
 		if byKind[blk.Kind] == nil {
 			byKind[blk.Kind] = map[string]cty.Value{}
 		}

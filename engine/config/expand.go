@@ -326,11 +326,26 @@ func (p *Pipeline) traversalNode(t hcl.Traversal) (addr.Node, bool) {
 func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	n.Meta.Deterministic = true
-	ctx, d := p.evalContext(n, staticValues{p}, p.OutPath(n.Addr), newReads())
-	diags = append(diags, d...)
+	// The context is built when an argument is there to evaluate; most
+	// nodes set none. Only the locals a block uses can report errors while
+	// it is built, so with locals it is built at once and they are reported.
+	// Either way it is built before n.Meta.Resources is set: self.resources
+	// holds cpu alone here, as the resources are being read.
+	var ctx *hcl.EvalContext
+	context := func() *hcl.EvalContext {
+		if ctx == nil {
+			var d hcl.Diagnostics
+			ctx, d = p.evalContext(n, staticValues{p}, p.OutPath(n.Addr), newReads())
+			diags = append(diags, d...)
+		}
+		return ctx
+	}
+	if len(n.Block.locals) > 0 {
+		context()
+	}
 	meta := n.Block.meta
 	value := func(a *hcl.Attribute, name string, want cty.Type) (cty.Value, bool) {
-		v, d := a.Expr.Value(ctx)
+		v, d := a.Expr.Value(context())
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			return cty.NilVal, false
@@ -407,7 +422,7 @@ func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 	}
 	diags = append(diags, p.resolveExecutor(n, said, saidRange)...)
 	if b := n.Block.slurm; b != nil {
-		job, d := decodeSlurmJob(ctx, b)
+		job, d := decodeSlurmJob(context(), b)
 		diags = append(diags, d...)
 		n.Meta.Slurm = job
 	}

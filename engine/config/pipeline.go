@@ -3,6 +3,7 @@ package config
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -60,6 +61,9 @@ type Pipeline struct {
 	dynMu      sync.RWMutex
 	expanded   map[addr.Node]*expansion // dynamic blocks expanded so far, by block address
 	maxDyn     int                      // Options.MaxDynamic
+	pathOnce   sync.Once
+	path       cty.Value                       // path, made once (pathValue)
+	selfPH     atomic.Pointer[selfPlaceholder] // see Pipeline.selfValue
 }
 
 // Node returns the instance at a, or nil. The instances of a dynamic block

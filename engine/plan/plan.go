@@ -2,7 +2,9 @@ package plan
 
 import (
 	"context"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/addr"
@@ -46,28 +48,37 @@ func (p *Plan) HasChanges() bool {
 	return len(p.Forget) > 0 || len(p.Moved) > 0
 }
 
-// Make decides every node in scope, in dependency order.
+// Make decides every node in scope, in dependency order. The nodes are
+// decided in waves (waves): those of one wave depend only on nodes of
+// earlier waves, and are decided in parallel. Every node sees the values of
+// all its upstream nodes, as when the nodes are decided one by one, and the
+// plan lists the decisions in the graph's order.
 func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.Diagnostics) {
 	vals := NewValues()
 	pl := &Plan{Pools: d.Pools}
-	var diags hcl.Diagnostics
+	order := dag.Graph.Order()
+	decided := make([][]*Decision, len(dag.Nodes)) // by vertex
+	nodeDiags := make([]hcl.Diagnostics, len(dag.Nodes))
 	actions := map[addr.Node]Action{}
-	for _, v := range dag.Graph.Order() {
-		if !scope[v] {
-			continue
+	for _, wave := range waves(dag, order, scope) {
+		d.decideWave(ctx, dag, wave, vals, decided)
+		for _, v := range wave {
+			n := dag.Nodes[v]
+			if n.Placeholder() {
+				decided[v], nodeDiags[v] = d.decideDynamic(ctx, n, vals, actions)
+				continue
+			}
+			dec := decided[v][0]
+			nodeDiags[v] = dec.Diags
+			actions[n.Addr] = dec.Action
 		}
-		n := dag.Nodes[v]
-		if n.Placeholder() {
-			decs, d := d.decideDynamic(ctx, n, vals, actions)
-			diags = append(diags, d...)
-			pl.Changes = append(pl.Changes, decs...)
-			continue
+	}
+	var diags hcl.Diagnostics
+	for _, v := range order {
+		if scope[v] {
+			pl.Changes = append(pl.Changes, decided[v]...)
+			diags = append(diags, nodeDiags[v]...)
 		}
-		dec := d.Decide(ctx, n, vals)
-		diags = append(diags, dec.Diags...)
-		vals.Set(n.Addr, d.ValueAfter(dec))
-		actions[n.Addr] = dec.Action
-		pl.Changes = append(pl.Changes, dec)
 	}
 	d.neededTemps(pl)
 	if d.Targeted {
@@ -82,6 +93,73 @@ func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.
 	}
 	return pl, diags
 }
+
+// waves groups the vertices in scope by depth, in the graph's order within
+// each: a vertex's wave comes after those of all its dependencies.
+func waves(dag *DAG, order []int, scope []bool) [][]int {
+	depth := make([]int, len(dag.Nodes))
+	var out [][]int
+	for _, v := range order {
+		if !scope[v] {
+			continue
+		}
+		w := 0
+		for _, dep := range dag.Nodes[v].Deps {
+			if u, ok := dag.index[dep]; ok && scope[u] {
+				w = max(w, depth[u]+1)
+			}
+		}
+		depth[v] = w
+		if w == len(out) {
+			out = append(out, nil)
+		}
+		out[w] = append(out[w], v)
+	}
+	return out
+}
+
+// decideWave decides the nodes of one wave but its placeholders (which
+// expand their block, decideDynamic) and sets their values, with up to
+// GOMAXPROCS nodes decided at once. Keys are computed one by one when
+// DebugKey prints them, so that they come out in order.
+func (d *Decider) decideWave(ctx context.Context, dag *DAG, wave []int, vals *Values, decided [][]*Decision) {
+	var todo []int
+	for _, v := range wave {
+		if !dag.Nodes[v].Placeholder() {
+			todo = append(todo, v)
+		}
+	}
+	after := make([]cty.Value, len(todo))
+	decide := func(i int) {
+		dec := d.Decide(ctx, dag.Nodes[todo[i]], vals)
+		decided[todo[i]] = []*Decision{dec}
+		after[i] = d.ValueAfter(dec)
+	}
+	workers := min(len(todo), runtime.GOMAXPROCS(0))
+	if d.DebugKey != nil || workers < 2 || len(todo) < minParallelWave {
+		for i := range todo {
+			decide(i)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for i := next.Add(1) - 1; i < int64(len(todo)); i = next.Add(1) - 1 {
+					decide(int(i))
+				}
+			})
+		}
+		wg.Wait()
+	}
+	for i, v := range todo {
+		vals.Set(dag.Nodes[v].Addr, after[i])
+	}
+}
+
+// minParallelWave is the fewest nodes of a wave decided in parallel: fewer
+// are not worth the goroutines.
+const minParallelWave = 8
 
 // ValueAfter is the value other nodes see of a decided node: its digest is
 // known when nothing will run (or a stored result is restored), unknown
