@@ -21,6 +21,11 @@
 // rebuild, with "and upstream X will run"); otherwise it is a maybe. The
 // lines that wait are marked (Decision.Waiting) for explain.
 //
+// Make decides the nodes in waves: a wave holds the nodes whose upstream
+// nodes are all in earlier waves, and its nodes are decided in parallel,
+// each seeing the values of its upstream nodes as when the nodes are
+// decided one by one (as they are while KILN_DEBUG_KEY prints keys).
+//
 // StaticLines, for kiln diff, add what a key holds through the
 // configuration: the lock's pins and the files expressions read.
 package plan
