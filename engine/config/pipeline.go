@@ -136,6 +136,7 @@ type Block struct {
 	refs         []reference // references found in the block, meta-arguments included
 	locals       []string    // locals the block uses directly
 	selfOut      bool
+	self         bool        // reads self (self.out or self.resources) anywhere
 	outOnly      bool        // reads nothing of other nodes but their out (readsOnlyOut)
 	slurm        *hcl.Block  // the node's slurm { } block
 	dynamic      []addr.Node // for a dynamic block: the blocks its for_each or count reads

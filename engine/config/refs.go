@@ -51,6 +51,7 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 		refs, locals, selfOut, d := p.scan(travs, blocks, true, p.instanceIndexes(b.Body, metaExprs...))
 		diags = append(diags, d...)
 		b.selfOut = selfOut
+		b.self = readsSelf(travs)
 		b.locals = locals
 		b.outOnly = p.readsOnlyOut(b, travs)
 		for _, l := range locals {
@@ -271,3 +272,19 @@ func joinLocals(names []string) string {
 	}
 	return s
 }
+
+// readsSelf reports whether any traversal starts at self.
+func readsSelf(travs []hcl.Traversal) bool {
+	for _, t := range travs {
+		if t.RootName() == "self" {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadsSelf reports whether n's configuration, meta-arguments included,
+// reads self (self.out, self.resources): only then does evaluating it for a
+// run, with its real output folder and what it was given, differ from
+// evaluating it to decide it.
+func (n *Node) ReadsSelf() bool { return n.Block.self }

@@ -121,11 +121,7 @@ func (a *Applier) checkNode(ctx context.Context, dec *plan.Decision, root string
 		fail(err)
 		return
 	}
-	log, err := openLog(filepath.Join(dir, "log"), func(string) {})
-	if err != nil {
-		fail(err)
-		return
-	}
+	log := openLog(filepath.Join(dir, "log"), func(string) {})
 	b, _, err := a.runKind(ctx, dec, "", out, false, log, nil, nil)
 	_ = log.Close()
 	if err != nil {

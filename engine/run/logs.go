@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -78,12 +79,10 @@ type nodeLog struct {
 
 const tailLines = 20
 
-// openLog starts a new log at path.
-func openLog(path string, line func(string)) (*nodeLog, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	return &nodeLog{path: path, line: line}, nil
+// openLog starts a new log at path. Its folder, like the file, is made at
+// the first byte written.
+func openLog(path string, line func(string)) *nodeLog {
+	return &nodeLog{path: path, line: line}
 }
 
 func (l *nodeLog) Write(p []byte) (int, error) {
@@ -132,10 +131,16 @@ func (l *nodeLog) ReadFrom(r io.Reader) (int64, error) {
 	}
 }
 
-// store writes p to the file, opening it at the first write.
+// store writes p to the file, opening it (and making its folder) at the
+// first write.
 func (l *nodeLog) store(p []byte) {
 	if l.f == nil {
 		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err = os.MkdirAll(filepath.Dir(l.path), 0o755); err == nil {
+				f, err = os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+			}
+		}
 		if err != nil {
 			l.miss(err, len(p))
 			return

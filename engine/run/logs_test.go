@@ -23,10 +23,7 @@ import (
 // its end instead of dying of SIGPIPE; the error is reported.
 func TestLogWriteFailureDoesNotKillTheNode(t *testing.T) {
 	var lines []string
-	log, err := openLog("/dev/full", func(s string) { lines = append(lines, s) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	log := openLog("/dev/full", func(s string) { lines = append(lines, s) })
 	// Far more output than a pipe holds, in many writes.
 	cmd := exec.Command("sh", "-c", `i=0; while [ $i -lt 20000 ]; do echo "line $i of the node's output"; i=$((i+1)); done; echo done`)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -60,10 +57,7 @@ func TestLogReadFromWritesWhatWriteWould(t *testing.T) {
 
 	dir := t.TempDir()
 	logOf := func(name string, fill func(l *nodeLog)) (file string, lines, tail []string) {
-		l, err := openLog(filepath.Join(dir, name), func(s string) { lines = append(lines, s) })
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := openLog(filepath.Join(dir, name), func(s string) { lines = append(lines, s) })
 		fill(l)
 		if err := l.Close(); err != nil {
 			t.Fatal(err)
@@ -97,10 +91,7 @@ func TestLogReadFromWritesWhatWriteWould(t *testing.T) {
 	// A real child's output, larger than a pipe and the buffer, through
 	// os/exec.
 	cmd := exec.Command("cat", filepath.Join(dir, "write.log"))
-	l, err := openLog(filepath.Join(dir, "child.log"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := openLog(filepath.Join(dir, "child.log"), nil)
 	cmd.Stdout, cmd.Stderr = l, l
 	if err := proc.Run(context.Background(), cmd, time.Second); err != nil {
 		t.Fatal(err)
@@ -108,5 +99,30 @@ func TestLogReadFromWritesWhatWriteWould(t *testing.T) {
 	l.Close()
 	if b, err := os.ReadFile(filepath.Join(dir, "child.log")); err != nil || string(b) != data {
 		t.Errorf("the child's log holds %d bytes (%v), want the %d it printed", len(b), err, len(data))
+	}
+}
+
+// TestLogFolderMadeAtFirstByte: a node that prints nothing leaves neither a
+// log file nor its folder; the first byte makes both.
+func TestLogFolderMadeAtFirstByte(t *testing.T) {
+	dir := t.TempDir()
+	quiet := openLog(filepath.Join(dir, "quiet", "run.log"), nil)
+	if err := quiet.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "quiet")); !os.IsNotExist(err) {
+		t.Errorf("a silent node's log folder: %v, want none", err)
+	}
+	l := openLog(filepath.Join(dir, "loud", "deeper", "run.log"), nil)
+	fmt.Fprintln(l, "hello")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if p := l.Problem(); p != nil {
+		t.Fatal(p)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "loud", "deeper", "run.log"))
+	if err != nil || string(b) != "hello\n" {
+		t.Errorf("log = %q, %v; want hello", b, err)
 	}
 }

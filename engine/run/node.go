@@ -188,12 +188,9 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 	d := a.Decider
 	start := time.Now()
 	logPath := RunLogPath(d.Pipeline.StateDir, n.Addr, dec.Key, start)
-	log, err := openLog(logPath, func(line string) { a.Options.Hooks.Output(n.Addr, line) })
+	log := openLog(logPath, func(line string) { a.Options.Hooks.Output(n.Addr, line) })
 	var result *built
-	var watch *inputWatch
-	if err == nil {
-		watch, err = watchInputs(d.Pipeline.Root, dec, d.Stat)
-	}
+	watch, err := watchInputs(d.Pipeline.Root, dec, d.Stat)
 	if err == nil {
 		LinkLatest(d.Pipeline.StateDir, n.Addr, logPath)
 		res.Log = logPath
@@ -294,13 +291,13 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 	for _, w := range warnings {
 		fmt.Fprintf(log, "kiln: warning: %s\n", w)
 	}
-	ev, diags := d.Pipeline.EvaluateRun(n, a.vals, dir, granted)
-	if diags.HasErrors() {
-		return nil, 0, &DiagError{Diags: diags}
+	ev, err := a.runConfig(dec, dir, granted)
+	if err != nil {
+		return nil, 0, err
 	}
 	cfg, _ := ev.Config.UnmarkDeep()
 	unpinned := kind.Node{Addr: n.Addr, Config: cfg, Root: d.Pipeline.Root, Out: d.Pipeline.OutPath(n.Addr), State: d.Pipeline.StateDir}
-	cfg, err := d.PinConfig(n, cfg, d.Pins[n.Addr.String()])
+	cfg, err = d.PinConfig(n, cfg, d.Pins[n.Addr.String()])
 	if err != nil {
 		return nil, 0, fmt.Errorf("the pin in kiln.lock.hcl: %w; run kiln lock -update %s", err, n.Addr)
 	}
@@ -369,6 +366,24 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 		return nil, attempts, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
 	return nil, attempts, lastErr
+}
+
+// runConfig is the node's configuration for a run in dir, given granted.
+// A node that reads nothing of self evaluates for its run as it did when
+// it was decided, against the same upstream values (every one finished
+// before the decision), so the decision's evaluation is used; it is the
+// unpinned one when the lock pins nothing of the node. Otherwise the node is
+// evaluated again with its real output folder and what it was given.
+func (a *Applier) runConfig(dec *plan.Decision, dir string, granted map[string]int64) (*config.Evaluated, error) {
+	n := dec.Node
+	if dec.Config != nil && !n.ReadsSelf() && len(a.Decider.Pins[n.Addr.String()]) == 0 {
+		return dec.Config, nil
+	}
+	ev, diags := a.Decider.Pipeline.EvaluateRun(n, a.vals, dir, granted)
+	if diags.HasErrors() {
+		return nil, &DiagError{Diags: diags}
+	}
+	return ev, nil
 }
 
 // publish hashes a successful run in the run folder entry (at dir), points
