@@ -1,14 +1,13 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/gob"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/config"
@@ -41,7 +40,14 @@ import (
 // links folder (.kiln/out) unchanged for longer than the racy window
 // records that folder's stamp (quickCert.Links), and from then on the
 // links are trusted while the stamp is unchanged, since no link can point
-// elsewhere without the folder changing (see settle). Any
+// elsewhere without the folder changing (see settle). The same check
+// seals each node (hash.SealTree, hash.SealFile): the stamps of its run
+// folder's files and of its input files under which the stat cache
+// vouched for the digests the certificate records. While every stamp of a
+// node holds, its check is one lstat per folder and per file — no lookup
+// in the stat cache, no digest — and a seal that does not hold leaves the
+// node to the check through the stat cache, which a later settle seals
+// again. The certificate is a checksummed binary file (quickcert.go). Any
 // doubt — a missing or corrupt certificate, a journal (of the state, or of
 // the runs a dead apply left), a changed byte — falls back to the full plan,
 // so the certificate can only save time, never change an answer. Pipelines
@@ -49,7 +55,7 @@ import (
 // hosts, toolchains, git checkouts, Python environments) and nodes with
 // always_run take the full path every time.
 
-const quickFormat = "kiln-noop-6"
+const quickFormat = "kiln-noop-7"
 
 type quickCert struct {
 	Format  string
@@ -79,6 +85,14 @@ type quickNode struct {
 	// Listing is the run folder's entries when they could be trusted by
 	// the folder's stat (see hash.Listing): it saves reading the folder.
 	Listing *hash.Listing
+	// Sealed: the run folder, listed, digests to Digest while each of its
+	// files has its stamp in Seal (hash.SealTree); InputSeals[i], when not
+	// zero, is the stamp under which Inputs[i] has its digest
+	// (hash.SealFile). A seal that holds stands for the stat cache's
+	// lookups and the digest; one that does not leaves the full check.
+	Sealed     bool
+	Seal       []hash.Stamp
+	InputSeals []hash.Stamp
 }
 
 // quickProgram is how a node's program was found and the program key line
@@ -153,7 +167,7 @@ func QuickCheck(o Options) (nodes int, upToDate bool) {
 		return 0, false
 	}
 	q.saveStat()
-	if linksOK && !trusted {
+	if linksOK && (!trusted || q.unsealed.Load()) {
 		q.settle(links, start)
 	}
 	return len(q.cert.Nodes), true
@@ -168,6 +182,7 @@ type quickSession struct {
 	root, stateDir string
 	stat           *hash.StatCache
 	store          *state.Store
+	unsealed       atomic.Bool // a seal did not hold (and the check did)
 }
 
 // openQuick reads the certificate of the pipeline at o.Path and checks what
@@ -185,12 +200,23 @@ func openQuick(o Options) (*quickSession, bool) {
 	if err != nil {
 		return nil, false
 	}
+	// The stat cache and the configuration's digest, while the
+	// certificate is read.
+	var stat *hash.StatCache
+	var configDigest string
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		stat = hash.LoadStatCache(filepath.Join(stateDir, "cache", "stat"))
+		configDigest = quickConfigDigest(files, o, stat)
+	}()
+	defer func() { <-loaded }()
 	b, err := os.ReadFile(quickPath(stateDir))
 	if err != nil {
 		return nil, false
 	}
-	var c quickCert
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&c) != nil || c.Format != quickFormat {
+	c, ok := decodeQuickCert(b)
+	if !ok || c.Format != quickFormat {
 		return nil, false
 	}
 	lineage, serial, ok := state.ReadStamp(stateDir)
@@ -201,8 +227,7 @@ func openQuick(o Options) (*quickSession, bool) {
 		// An apply runs, or one died: the full plan says what it left.
 		return nil, false
 	}
-	stat := hash.LoadStatCache(filepath.Join(stateDir, "cache", "stat"))
-	if quickConfigDigest(files, o, stat) != c.Config {
+	if <-loaded; configDigest != c.Config {
 		return nil, false
 	}
 	// Environment values are hashed as key lines hash them: with the state
@@ -218,7 +243,7 @@ func openQuick(o Options) (*quickSession, bool) {
 			return nil, false
 		}
 	}
-	return &quickSession{cert: &c, certInfo: certInfo, root: root, stateDir: stateDir, stat: stat, store: state.OpenStore(stateDir)}, true
+	return &quickSession{cert: c, certInfo: certInfo, root: root, stateDir: stateDir, stat: stat, store: state.OpenStore(stateDir)}, true
 }
 
 // saveStat keeps what the checks hashed for the next command.
@@ -229,8 +254,10 @@ func (q *quickSession) saveStat() {
 // settle records in the certificate what a check that held has just
 // read and that stat alone can now vouch for: the links folder's stamp,
 // taken at start before any link was read (so the links are trusted from
-// the next check on), and the listings of run folders that had none (a
-// folder changed too recently when the certificate was written). An apply
+// the next check on), and for each node whose seal is missing or no
+// longer holds, its run folder's listing (a folder changed too recently
+// when the certificate was written had none) and the seals of that folder
+// and of its input files (see seal). An apply
 // writes its certificate right after making its last links, when the links
 // folder is still racy, so the first check after it settles them. Nothing
 // is written when the stamp is racy or changed meanwhile, or when the
@@ -243,14 +270,12 @@ func (q *quickSession) settle(links hash.Stamp, start time.Time) {
 		return
 	}
 	q.cert.Links = &links
-	for i := range q.cert.Nodes {
-		n := &q.cert.Nodes[i]
-		if n.Listing == nil {
-			n.Listing, _ = hash.ListFolder(q.store.RunPath(n.Entry))
-		}
-	}
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(q.cert) != nil {
+	parallel(len(q.cert.Nodes), func(i int) bool {
+		q.seal(&q.cert.Nodes[i])
+		return true
+	})
+	data, ok := encodeQuickCert(q.cert)
+	if !ok {
 		return
 	}
 	path := quickPath(q.stateDir)
@@ -261,7 +286,41 @@ func (q *quickSession) settle(links hash.Stamp, start time.Time) {
 	if lineage, serial, ok := state.ReadStamp(q.stateDir); !ok || lineage != q.cert.Lineage || serial != q.cert.Serial || state.HasRunLog(q.stateDir) {
 		return
 	}
-	_ = state.ReplaceFile(path, buf.Bytes(), 0o644)
+	_ = state.ReplaceFile(path, data, 0o644)
+}
+
+// seal gives n the listing of its run folder, the seal of that folder and
+// of its input files, where it has none and the folder and the stat cache
+// vouch for them now.
+func (q *quickSession) seal(n *quickNode) {
+	dir := q.store.RunPath(n.Entry)
+	if dir != "" && !(n.Sealed && hash.SealHolds(dir, n.Listing, n.Seal)) {
+		n.Sealed, n.Seal = false, nil
+		// A listing stands only for itself (the folder's stamp is in it),
+		// so a fresh one may replace one that no longer vouches.
+		if l, ok := hash.ListFolder(dir); ok {
+			n.Listing = l
+		}
+		if n.Listing != nil && len(n.Outputs) == 0 {
+			seal, d, ok := hash.SealTree(dir, n.Listing, q.stat)
+			if ok && d.String() == n.Digest {
+				n.Sealed, n.Seal = true, seal
+			}
+		}
+	}
+	if len(n.InputSeals) != len(n.Inputs) {
+		n.InputSeals = make([]hash.Stamp, len(n.Inputs))
+	}
+	for i, in := range n.Inputs {
+		if n.InputSeals[i] != (hash.Stamp{}) && hash.FileHolds(in.Path, n.InputSeals[i]) {
+			continue
+		}
+		st, d, ok := hash.SealFile(in.Path, q.stat)
+		if !ok || d.String() != in.Digest {
+			st = hash.Stamp{}
+		}
+		n.InputSeals[i] = st
+	}
 }
 
 // checkQuickNode re-checks one node's link, programs, globs, inputs and
@@ -284,7 +343,13 @@ func (q *quickSession) checkQuickNode(n *quickNode, linksTrusted bool) bool {
 			return false
 		}
 	}
-	for _, in := range n.Inputs {
+	for i, in := range n.Inputs {
+		if i < len(n.InputSeals) && n.InputSeals[i] != (hash.Stamp{}) {
+			if hash.FileHolds(in.Path, n.InputSeals[i]) {
+				continue
+			}
+			q.unsealed.Store(true)
+		}
 		if d, err := digestAny(in.Path, q.stat); err != nil || d != in.Digest {
 			return false
 		}
@@ -292,6 +357,12 @@ func (q *quickSession) checkQuickNode(n *quickNode, linksTrusted bool) bool {
 	dir := q.store.RunPath(n.Entry)
 	if dir == "" {
 		return false
+	}
+	if n.Sealed {
+		if hash.SealHolds(dir, n.Listing, n.Seal) {
+			return true
+		}
+		q.unsealed.Store(true)
 	}
 	// One worker: the nodes are checked in parallel already.
 	got, _, err := plan.DirDigestWith(dir, q.root, n.Outputs, q.stat, hash.TreeOptions{Listing: n.Listing, Workers: 1})
@@ -355,12 +426,14 @@ func (w *Workspace) writeQuick() {
 		_ = os.Remove(quickKeysPath(w.pipeline.StateDir))
 		return
 	}
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(cert) != nil {
+	data, ok := encodeQuickCert(cert)
+	if !ok {
+		_ = os.Remove(path)
+		_ = os.Remove(quickKeysPath(w.pipeline.StateDir))
 		return
 	}
 	if os.MkdirAll(filepath.Dir(path), 0o755) == nil {
-		_ = state.ReplaceFile(path, buf.Bytes(), 0o644)
+		_ = state.ReplaceFile(path, data, 0o644)
 		w.writeQuickKeys(cert)
 	}
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/gob"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,11 +20,11 @@ func readCert(t *testing.T, stateDir string) quickCert {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c quickCert
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil {
-		t.Fatal(err)
+	c, ok := decodeQuickCert(b)
+	if !ok {
+		t.Fatal("the certificate does not decode")
 	}
-	return c
+	return *c
 }
 
 // settledPipeline applies a two-node pipeline and checks it twice: right
@@ -142,5 +141,48 @@ func TestQuickCheckConfigHashedThroughTheStatCache(t *testing.T) {
 	}
 	if _, ok := QuickCheck(o); ok {
 		t.Fatal("QuickCheck says up to date after the pipeline file was edited (same size, mtime set back)")
+	}
+}
+
+// TestQuickCheckNoticesAnEditUnderAnInputSeal: once the certificate seals
+// a node's input file by its stamp, an edit that keeps the file's size and
+// sets its mtime back is still noticed.
+func TestQuickCheckNoticesAnEditUnderAnInputSeal(t *testing.T) {
+	dir := t.TempDir()
+	hcl := "exec \"a\" {\n  inputs  = [\"in.txt\"]\n  command = \"cat in.txt > $KILN_OUT/x\"\n}\n"
+	for name, content := range map[string]string{"pipeline.hcl": hcl, "in.txt": "one\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := Options{Path: dir, Kinds: []kind.Kind{exec.New()}}
+	w, diags, err := Open(o)
+	if err != nil || diags.HasErrors() {
+		t.Fatalf("open: %v %s", err, diags.Error())
+	}
+	if _, err := w.Apply(context.Background(), ApplyOptions{Parallelism: 1}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	if _, ok := QuickCheck(o); !ok {
+		t.Fatal("QuickCheck: not up to date on the unchanged pipeline")
+	}
+	c := readCert(t, filepath.Join(dir, ".kiln"))
+	if len(c.Nodes) != 1 || len(c.Nodes[0].InputSeals) != 1 || c.Nodes[0].InputSeals[0] == (hash.Stamp{}) || !c.Nodes[0].Sealed {
+		t.Fatalf("certificate nodes %+v: want exec.a's input and run folder sealed", c.Nodes)
+	}
+	path := filepath.Join(dir, "in.txt")
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := QuickCheck(o); ok {
+		t.Fatal("QuickCheck says up to date after the input was edited (same size, mtime set back)")
 	}
 }

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,19 +38,20 @@ func listedPipeline(t *testing.T) (Options, string) {
 	if pl, diags := w.Plan(context.Background()); diags.HasErrors() || pl.HasChanges() {
 		t.Fatalf("plan after the apply: changes %v, %s", pl.HasChanges(), diags.Error())
 	}
-	b, err := os.ReadFile(quickPath(filepath.Join(dir, ".kiln")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c quickCert
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil {
-		t.Fatal(err)
+	c, ok := decodeQuickCert(mustRead(t, quickPath(filepath.Join(dir, ".kiln"))))
+	if !ok {
+		t.Fatal("the certificate does not decode")
 	}
 	if len(c.Nodes) != 1 || c.Nodes[0].Listing == nil || len(c.Nodes[0].Listing.Entries) != 2 {
 		t.Fatalf("certificate nodes %+v: want one node with the listing of its run folder (x, y)", c.Nodes)
 	}
 	if _, ok := QuickCheck(o); !ok {
 		t.Fatal("QuickCheck: not up to date right after a plan without changes")
+	}
+	// That check sealed the run folder: the tests below change it under
+	// its seal.
+	if c, ok = decodeQuickCert(mustRead(t, quickPath(filepath.Join(dir, ".kiln")))); !ok || !c.Nodes[0].Sealed || len(c.Nodes[0].Seal) != 2 {
+		t.Fatalf("certificate after a check that held: %+v; want the run folder sealed (the stamps of x and y)", c)
 	}
 	return o, w.store.RunPath(c.Nodes[0].Entry)
 }
@@ -63,7 +62,18 @@ func listedPipeline(t *testing.T) (Options, string) {
 func TestQuickCheckListingSeesChangesInTheRunFolder(t *testing.T) {
 	for name, change := range map[string]func(run string) error{
 		// Same size, same folder signature: only the file's own stat shows it.
-		"edit":   func(run string) error { return os.WriteFile(filepath.Join(run, "x"), []byte("ONE\n"), 0o644) },
+		"edit": func(run string) error { return os.WriteFile(filepath.Join(run, "x"), []byte("ONE\n"), 0o644) },
+		"edit, mtime set back": func(run string) error {
+			p := filepath.Join(run, "x")
+			info, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, []byte("ONE\n"), 0o644); err != nil {
+				return err
+			}
+			return os.Chtimes(p, info.ModTime(), info.ModTime())
+		},
 		"add":    func(run string) error { return os.WriteFile(filepath.Join(run, "z"), nil, 0o644) },
 		"remove": func(run string) error { return os.Remove(filepath.Join(run, "y")) },
 		"mode":   func(run string) error { return os.Chmod(filepath.Join(run, "x"), 0o755) },
@@ -82,4 +92,27 @@ func TestQuickCheckListingSeesChangesInTheRunFolder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestQuickCheckSealBrokenByATouchStillHolds: a file touched in a sealed
+// run folder, its content unchanged, breaks the seal but not the answer:
+// the check falls back to the stat cache and the digest, which hold.
+func TestQuickCheckSealBrokenByATouchStillHolds(t *testing.T) {
+	o, run := listedPipeline(t)
+	now := time.Now()
+	if err := os.Chtimes(filepath.Join(run, "x"), now, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := QuickCheck(o); !ok {
+		t.Fatal("QuickCheck: not up to date after a file of the run folder was touched, its content unchanged")
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

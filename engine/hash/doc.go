@@ -66,7 +66,12 @@
 // changes the folder's mtime and ctime. Only folders without subfolders are
 // listed, and each listed file is still stat'ed, so an edit is noticed.
 // A Stamp is the folder's signature alone, for a caller that keeps what it
-// read of the folder itself (the no-change check's stable links).
+// read of the folder itself (the no-change check's stable links). A seal
+// (SealTree, SealFile) goes one step further for a caller that keeps a
+// digest: the stamps of a listed folder's files, or of one file, under
+// which the stat cache vouched for their digests. While they all hold, the
+// digest is what the cache would give again, checked with lstat calls
+// alone (SealHolds, FileHolds).
 //
 // Locking: a StatCache is safe for concurrent use; one RWMutex guards its
 // map. Tree hashes files with a pool of goroutines that share the cache and

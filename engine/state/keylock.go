@@ -22,7 +22,7 @@ type keyLock struct {
 // apply thus run one after the other, and the second finds the entry
 // complete and restores it.
 func (s *Store) LockKey(key string) (unlock func()) {
-	name := filepath.Join(s.root(), "lock", key) // a lock name, not a path that is ever made
+	name := filepath.Join(s.rootDir, "lock", key) // a lock name, not a path that is ever made
 	if abs, err := filepath.Abs(name); err == nil {
 		name = abs
 	}

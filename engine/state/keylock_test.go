@@ -48,7 +48,7 @@ func TestLockKeyAcrossStores(t *testing.T) {
 		unlock()
 		close(done)
 	}()
-	name, _ := filepath.Abs(filepath.Join(a.root(), "lock", "k"))
+	name, _ := filepath.Abs(filepath.Join(a.rootDir, "lock", "k"))
 	for waiters(name) < 2 {
 		runtime.Gosched()
 	}

@@ -25,17 +25,16 @@ import (
 // result costs no metadata file. A run folder that no record names is
 // garbage — a failed, interrupted or superseded run — and kiln gc removes it.
 type Store struct {
-	dir string // the state folder
+	dir     string // the state folder
+	rootDir string // dir/store, cleaned
 }
 
 // OpenStore returns the store of the state folder dir. Nothing is created
 // until it is needed.
-func OpenStore(dir string) *Store { return &Store{dir: dir} }
-
-func (s *Store) root() string { return filepath.Join(s.dir, "store") }
+func OpenStore(dir string) *Store { return &Store{dir: dir, rootDir: filepath.Join(dir, "store")} }
 
 // Root is the store folder, dir/store.
-func (s *Store) Root() string { return s.root() }
+func (s *Store) Root() string { return s.rootDir }
 
 // tmpDir holds temporary files of the state folder (links being replaced);
 // whatever is in it when the apply lock is taken is left from a crash.
@@ -78,14 +77,15 @@ func (s *Store) RunPath(entry string) string {
 	if !ok {
 		return ""
 	}
-	return filepath.Join(s.root(), shard(key), entry)
+	// Clean as it is: a valid key and entry are plain path elements.
+	return s.rootDir + string(filepath.Separator) + shard(key) + string(filepath.Separator) + entry
 }
 
 // InRun reports whether path lies inside a run folder of the store, the
 // folder's entry, and path's place inside that folder ("" for the folder
 // itself).
 func (s *Store) InRun(path string) (entry, rest string, ok bool) {
-	rel, err := filepath.Rel(s.root(), path)
+	rel, err := filepath.Rel(s.rootDir, path)
 	if err != nil {
 		return "", "", false
 	}
@@ -109,13 +109,24 @@ func checkKey(key string) error {
 	if len(key) < 2 || len(key) > 200 || key[0] == '.' {
 		return fmt.Errorf("invalid store key %q", key)
 	}
-	for _, c := range key {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+	for i := 0; i < len(key); i++ {
+		if !keyByte[key[i]] {
 			return fmt.Errorf("invalid store key %q: only letters, digits, '.', '_' and '-' are allowed", key)
 		}
 	}
 	return nil
 }
+
+// keyByte and runByte are the bytes a key and a run name may hold (the
+// check runs for every entry a no-op plan looks at).
+var keyByte, runByte = func() (k, r [256]bool) {
+	for c := 0; c < 256; c++ {
+		lower, digit := c >= 'a' && c <= 'z', c >= '0' && c <= '9'
+		k[c] = lower || digit || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '.'
+		r[c] = lower || digit
+	}
+	return k, r
+}()
 
 // checkRun accepts the run names NewRun makes: 1 to 32 lowercase letters and
 // digits.
@@ -123,8 +134,8 @@ func checkRun(run string) error {
 	if run == "" || len(run) > 32 {
 		return fmt.Errorf("invalid run name %q", run)
 	}
-	for _, c := range run {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+	for i := 0; i < len(run); i++ {
+		if !runByte[run[i]] {
 			return fmt.Errorf("invalid run name %q", run)
 		}
 	}
@@ -152,7 +163,7 @@ func (s *Store) NewRunAfter(key string, before func(entry string) error) (entry,
 	if err := checkKey(key); err != nil {
 		return "", "", err
 	}
-	dir := filepath.Join(s.root(), shard(key))
+	dir := filepath.Join(s.rootDir, shard(key))
 	for range 8 {
 		entry = Entry(key, newRunName())
 		path = filepath.Join(dir, entry)
@@ -233,7 +244,7 @@ func (s *Store) Strays() ([]string, error) {
 // walk calls f for every name in the shard folders (sh, name), and for
 // every name at the top of the store that is not a shard folder ("", name).
 func (s *Store) walk(f func(sh, name string, isDir bool) error) error {
-	top, err := os.ReadDir(s.root())
+	top, err := os.ReadDir(s.rootDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -247,7 +258,7 @@ func (s *Store) walk(f func(sh, name string, isDir bool) error) error {
 			}
 			continue
 		}
-		des, err := os.ReadDir(filepath.Join(s.root(), t.Name()))
+		des, err := os.ReadDir(filepath.Join(s.rootDir, t.Name()))
 		if err != nil {
 			return fmt.Errorf("listing the store: %w", err)
 		}
@@ -271,7 +282,7 @@ func (s *Store) RemoveStray(name string) error {
 	if len(parts) > 2 {
 		return fmt.Errorf("invalid store path %q", name)
 	}
-	return removeTree(filepath.Join(s.root(), filepath.FromSlash(name)))
+	return removeTree(filepath.Join(s.rootDir, filepath.FromSlash(name)))
 }
 
 // removeTree removes path and everything below it, first making folders

@@ -1,0 +1,326 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/hash"
+)
+
+// The certificate file is read by every no-op plan, so it is a plain
+// binary encoding rather than gob, whose decoding of 100,000 nodes cost a
+// fifth of such a plan: the format string, then every field in order —
+// strings and counts as uvarints (a string's length, then its bytes),
+// stamps as five little-endian uint64s, flags as one byte — and a CRC-32C
+// of all of it. Decoding allocates one string for the whole file and
+// slices every string out of it. A file that does not decode exactly
+// (short, long, a bad checksum, another format) is no certificate.
+
+var quickCastagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+var errQuickCert = errors.New("not a no-change certificate of this format")
+
+type certWriter struct{ b []byte }
+
+func (w *certWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
+func (w *certWriter) str(s string)  { w.uint(uint64(len(s))); w.b = append(w.b, s...) }
+func (w *certWriter) flag(v bool) {
+	if v {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+}
+
+func (w *certWriter) stamp(s hash.Stamp) {
+	for _, v := range [...]uint64{s.Dev, s.Ino, uint64(s.Size), uint64(s.Mtime), uint64(s.Ctime)} {
+		w.b = binary.LittleEndian.AppendUint64(w.b, v)
+	}
+}
+
+func (w *certWriter) strs(ss []string) {
+	w.uint(uint64(len(ss)))
+	for _, s := range ss {
+		w.str(s)
+	}
+}
+
+func (w *certWriter) files(fs []quickFile) {
+	w.uint(uint64(len(fs)))
+	for _, f := range fs {
+		w.str(f.Path)
+		w.str(f.Digest)
+	}
+}
+
+func (w *certWriter) stamps(ss []hash.Stamp) {
+	w.uint(uint64(len(ss)))
+	for _, s := range ss {
+		w.stamp(s)
+	}
+}
+
+// encodeQuickCert returns the file content of c; false when c holds what
+// the format does not keep (a listing entry with a size, mode or digest).
+func encodeQuickCert(c *quickCert) ([]byte, bool) {
+	w := &certWriter{}
+	w.str(c.Format)
+	w.str(c.Config)
+	w.str(c.Lineage)
+	w.uint(c.Serial)
+	w.uint(uint64(len(c.Reads)))
+	for _, r := range c.Reads {
+		w.str(r.Path)
+		w.str(r.What)
+		w.str(r.Seen)
+		w.str(r.Pattern)
+	}
+	w.files(c.Env)
+	w.flag(c.Links != nil)
+	if c.Links != nil {
+		w.stamp(*c.Links)
+	}
+	w.uint(uint64(len(c.Nodes)))
+	for _, n := range c.Nodes {
+		w.str(n.Link)
+		w.str(n.Entry)
+		w.str(n.Digest)
+		w.files(n.Inputs)
+		w.uint(uint64(len(n.Globs)))
+		for _, g := range n.Globs {
+			w.str(g.Pattern)
+			w.strs(g.Matches)
+		}
+		w.strs(n.Outputs)
+		w.uint(uint64(len(n.Programs)))
+		for _, p := range n.Programs {
+			w.str(p.Name)
+			w.str(p.Dir)
+			w.str(p.Path)
+			w.str(p.Line)
+		}
+		w.flag(n.Listing != nil)
+		if l := n.Listing; l != nil {
+			w.stamp(hash.Stamp{Dev: l.Dev, Ino: l.Ino, Size: l.Size, Mtime: l.Mtime, Ctime: l.Ctime})
+			w.uint(uint64(len(l.Entries)))
+			for _, e := range l.Entries {
+				if e.Exec || e.Size != 0 || e.Digest != (hash.Digest{}) || !listedKind(e.Kind) {
+					return nil, false
+				}
+				w.str(e.Path)
+				w.b = append(w.b, e.Kind)
+				w.str(e.Target)
+			}
+		}
+		w.flag(n.Sealed)
+		w.stamps(n.Seal)
+		w.stamps(n.InputSeals)
+	}
+	return binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, quickCastagnoli)), true
+}
+
+type certReader struct {
+	s   string // the whole body: strings are sliced out of it
+	off int
+	err error
+}
+
+func (r *certReader) uint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	// binary.Uvarint on a string without copying it.
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		if r.off >= len(r.s) {
+			break
+		}
+		b := r.s[r.off]
+		r.off++
+		v |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			if b == 0 && shift > 0 || shift == 63 && b > 1 {
+				break // not as binary.AppendUvarint writes it
+			}
+			return v
+		}
+	}
+	r.err = errQuickCert
+	return 0
+}
+
+// count reads a count of items of at least min bytes each, refusing one
+// the rest of the file cannot hold.
+func (r *certReader) count(min int) int {
+	n := r.uint()
+	if r.err == nil && n > uint64((len(r.s)-r.off)/min) {
+		r.err = errQuickCert
+		return 0
+	}
+	return int(n)
+}
+
+func (r *certReader) str() string {
+	n := r.count(1)
+	if r.err != nil {
+		return ""
+	}
+	s := r.s[r.off : r.off+n]
+	r.off += n
+	return s
+}
+
+func (r *certReader) byte() byte {
+	if r.err != nil || r.off >= len(r.s) {
+		r.err = errQuickCert
+		return 0
+	}
+	b := r.s[r.off]
+	r.off++
+	return b
+}
+
+func (r *certReader) flag() bool {
+	switch r.byte() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	r.err = errQuickCert
+	return false
+}
+
+func (r *certReader) u64() uint64 {
+	if r.err != nil || len(r.s)-r.off < 8 {
+		r.err = errQuickCert
+		return 0
+	}
+	s := r.s[r.off : r.off+8]
+	r.off += 8
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func (r *certReader) stamp() hash.Stamp {
+	return hash.Stamp{Dev: r.u64(), Ino: r.u64(), Size: int64(r.u64()), Mtime: int64(r.u64()), Ctime: int64(r.u64())}
+}
+
+func (r *certReader) strs() []string {
+	n := r.count(1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = r.str()
+	}
+	return out
+}
+
+func (r *certReader) files() []quickFile {
+	n := r.count(2)
+	if n == 0 {
+		return nil
+	}
+	out := make([]quickFile, n)
+	for i := range out {
+		out[i] = quickFile{Path: r.str(), Digest: r.str()}
+	}
+	return out
+}
+
+func (r *certReader) stamps() []hash.Stamp {
+	n := r.count(40)
+	if n == 0 {
+		return nil
+	}
+	out := make([]hash.Stamp, n)
+	for i := range out {
+		out[i] = r.stamp()
+	}
+	return out
+}
+
+// decodeQuickCert parses a certificate file written by encodeQuickCert
+// for this format of kiln; false for anything else.
+func decodeQuickCert(data []byte) (*quickCert, bool) {
+	if len(data) < 4 {
+		return nil, false
+	}
+	body := data[:len(data)-4]
+	if crc32.Checksum(body, quickCastagnoli) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+		return nil, false
+	}
+	// The format first, before allocating anything for the rest.
+	head := &certReader{s: string(body[:min(len(body), 64)])}
+	if head.str() != quickFormat || head.err != nil {
+		return nil, false
+	}
+	r := &certReader{s: string(body)}
+	c := &quickCert{Format: r.str(), Config: r.str(), Lineage: r.str(), Serial: r.uint()}
+	if n := r.count(4); n > 0 {
+		c.Reads = make([]config.FileRead, n)
+		for i := range c.Reads {
+			c.Reads[i] = config.FileRead{Path: r.str(), What: r.str(), Seen: r.str(), Pattern: r.str()}
+		}
+	}
+	c.Env = r.files()
+	if r.flag() {
+		s := r.stamp()
+		c.Links = &s
+	}
+	n := r.count(16)
+	c.Nodes = make([]quickNode, n)
+	// One array for the nodes' listings, the most common pointer.
+	listings := make([]hash.Listing, 0, n)
+	for i := range c.Nodes {
+		q := &c.Nodes[i]
+		q.Link, q.Entry, q.Digest = r.str(), r.str(), r.str()
+		q.Inputs = r.files()
+		if k := r.count(2); k > 0 {
+			q.Globs = make([]quickGlob, k)
+			for j := range q.Globs {
+				q.Globs[j] = quickGlob{Pattern: r.str(), Matches: r.strs()}
+			}
+		}
+		q.Outputs = r.strs()
+		if k := r.count(4); k > 0 {
+			q.Programs = make([]quickProgram, k)
+			for j := range q.Programs {
+				q.Programs[j] = quickProgram{Name: r.str(), Dir: r.str(), Path: r.str(), Line: r.str()}
+			}
+		}
+		if r.flag() {
+			s := r.stamp()
+			listings = append(listings, hash.Listing{Dev: s.Dev, Ino: s.Ino, Size: s.Size, Mtime: s.Mtime, Ctime: s.Ctime})
+			l := &listings[len(listings)-1]
+			if k := r.count(3); k > 0 {
+				l.Entries = make([]hash.Entry, k)
+				for j := range l.Entries {
+					l.Entries[j] = hash.Entry{Path: r.str(), Kind: r.byte(), Target: r.str()}
+					if !listedKind(l.Entries[j].Kind) {
+						return nil, false
+					}
+				}
+			}
+			q.Listing = l
+		}
+		q.Sealed = r.flag()
+		q.Seal = r.stamps()
+		q.InputSeals = r.stamps()
+		if r.err != nil {
+			return nil, false
+		}
+	}
+	if r.err != nil || r.off != len(r.s) {
+		return nil, false
+	}
+	return c, true
+}
+
+// listedKind: a listing holds files, symlinks and (never, as ListFolder
+// refuses them) folders.
+func listedKind(k byte) bool { return k == 'f' || k == 'l' || k == 'd' }
