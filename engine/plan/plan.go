@@ -223,28 +223,86 @@ func EncodeExports(attrs map[string]string, ex map[string]cty.Value) {
 	}
 }
 
-// Values is a concurrency-safe map of node values.
+// Values is a concurrency-safe map of node values. Most values are a
+// node's out, digest and blocked, all strings: those are kept as the three
+// strings (a cty object costs four times as much, for every node of an
+// apply, for its whole length) and made into the object again when read.
 type Values struct {
-	mu sync.RWMutex
-	m  map[addr.Node]cty.Value
+	mu    sync.RWMutex
+	m     map[addr.Node]cty.Value
+	plain map[addr.Node]plainValue
+}
+
+// plainValue is an object {out, digest, blocked} of strings, the digest
+// unknown when !known.
+type plainValue struct {
+	out, digest, blocked string
+	known                bool
+}
+
+func (p plainValue) value() cty.Value {
+	digest := cty.UnknownVal(cty.String)
+	if p.known {
+		digest = cty.StringVal(p.digest)
+	}
+	return cty.ObjectVal(map[string]cty.Value{"out": cty.StringVal(p.out), "digest": digest, "blocked": cty.StringVal(p.blocked)})
+}
+
+// plainOf is x as a plainValue, when x is exactly one.
+func plainOf(x cty.Value) (plainValue, bool) {
+	t := x.Type()
+	if !t.IsObjectType() || len(t.AttributeTypes()) != 3 || !x.IsKnown() || x.IsNull() || x.ContainsMarked() {
+		return plainValue{}, false
+	}
+	for _, name := range []string{"out", "digest", "blocked"} {
+		if !t.HasAttribute(name) || !t.AttributeType(name).Equals(cty.String) {
+			return plainValue{}, false
+		}
+	}
+	out, digest, blocked := x.GetAttr("out"), x.GetAttr("digest"), x.GetAttr("blocked")
+	if !out.IsKnown() || out.IsNull() || !blocked.IsKnown() || blocked.IsNull() || digest.IsNull() {
+		return plainValue{}, false
+	}
+	p := plainValue{out: out.AsString(), blocked: blocked.AsString(), known: digest.IsKnown()}
+	if p.known {
+		p.digest = digest.AsString()
+	}
+	// Anything the three strings do not say (a refined unknown digest) is
+	// kept as it is.
+	if !p.value().RawEquals(x) {
+		return plainValue{}, false
+	}
+	return p, true
 }
 
 // NewValues returns an empty map.
-func NewValues() *Values { return &Values{m: map[addr.Node]cty.Value{}} }
+func NewValues() *Values {
+	return &Values{m: map[addr.Node]cty.Value{}, plain: map[addr.Node]plainValue{}}
+}
 
 // NodeValue implements config.Values.
 func (v *Values) NodeValue(a addr.Node) (cty.Value, bool) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
+	if p, ok := v.plain[a]; ok {
+		return p.value(), true
+	}
 	x, ok := v.m[a]
 	return x, ok
 }
 
 // Set records a node's value.
 func (v *Values) Set(a addr.Node, x cty.Value) {
+	p, plain := plainOf(x)
 	v.mu.Lock()
+	defer v.mu.Unlock()
+	if plain {
+		v.plain[a] = p
+		delete(v.m, a)
+		return
+	}
 	v.m[a] = x
-	v.mu.Unlock()
+	delete(v.plain, a)
 }
 
 var _ config.Values = (*Values)(nil)

@@ -445,6 +445,11 @@ func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start
 	if err := a.Writer.Commit(rec); err != nil {
 		return err
 	}
+	if kept, ok := a.Writer.Record(rec.Addr); ok {
+		// The state keeps its own copy; the index of stored results shares
+		// it rather than keeping a second one for every node built.
+		rec = kept
+	}
 	d.Records.Put(rec)
 	if old := dec.Record; old.Good() && old.Key == rec.Key && old.Entry != entry && state.ValidEntry(old.Entry) && !a.Writer.Referenced(old.Entry) {
 		_ = d.Store.RemoveRun(old.Entry)

@@ -20,6 +20,9 @@ import (
 // removed again when they are all done. A dependent outside the apply (a
 // -target apply) keeps the result in place.
 type temps struct {
+	// active is false for a pipeline without a temp node (and without a
+	// dynamic block, whose instances may be): nothing is followed.
+	active     bool
 	mu         sync.Mutex
 	succeeded  map[addr.Node]bool
 	removed    map[addr.Node]bool          // the result is not in the store now
@@ -31,6 +34,12 @@ type temps struct {
 func newTemps(p *config.Pipeline) *temps {
 	t := &temps{succeeded: map[addr.Node]bool{}, removed: map[addr.Node]bool{}, rebuilding: map[addr.Node]chan struct{}{},
 		failed: map[addr.Node]error{}, dependents: map[addr.Node][]addr.Node{}}
+	for _, n := range p.Nodes {
+		t.active = t.active || n.Meta.Temp || n.Placeholder()
+	}
+	if !t.active {
+		return t
+	}
 	for _, n := range p.Nodes {
 		for _, d := range n.Deps {
 			t.dependents[d] = append(t.dependents[d], n.Addr)
@@ -48,7 +57,11 @@ func (t *temps) isRemoved(a addr.Node) bool {
 
 func (t *temps) markRemoved(a addr.Node, removed bool) {
 	t.mu.Lock()
-	t.removed[a] = removed
+	if removed {
+		t.removed[a] = true
+	} else {
+		delete(t.removed, a)
+	}
 	t.mu.Unlock()
 }
 
@@ -160,6 +173,9 @@ func (a *Applier) replaceResult(t addr.Node, res NodeResult) {
 // tempSucceeded notes that n succeeded and removes the temp results it was
 // the last dependent of.
 func (a *Applier) tempSucceeded(n *config.Node) {
+	if !a.temps.active {
+		return
+	}
 	a.temps.mu.Lock()
 	a.temps.succeeded[n.Addr] = true
 	var ready []addr.Node
