@@ -12,7 +12,10 @@
 // quoted string, malformed hex, a duplicate address or a missing attribute
 // is a diagnostic with file and line, and a lock whose version is newer than
 // Version is refused before anything else is read. A lock that does not
-// parse is never rewritten: callers stop at its diagnostics.
+// parse is never rewritten: callers stop at its diagnostics. A lock in the
+// canonical form whose values need no escape is read line by line
+// (canonical.go) and accepted only when it renders back to the same bytes;
+// anything else goes through the HCL parser, which reports the problems.
 //
 // Pins are name/value pairs: only the well-known names commit, revision and
 // checksum have their format checked here. Resolve (kiln lock) asks the kinds

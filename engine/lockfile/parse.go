@@ -15,8 +15,8 @@ import (
 )
 
 // Load reads the lock at path. A missing file is an empty lock. The
-// returned hcl.File (nil when there is none) lets diagnostics show the
-// offending line.
+// returned hcl.File (nil when there is none, or when the lock was read in
+// its canonical form) lets diagnostics show the offending line.
 func Load(path string) (*File, *hcl.File, hcl.Diagnostics) {
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -58,8 +58,18 @@ var pinFormats = map[string]struct {
 	"checksum": {sha256Re, `"sha256:" and 64 lowercase hex digits`},
 }
 
-// Parse reads a lock from src; filename names it in diagnostics.
+// Parse reads a lock from src; filename names it in diagnostics. A lock in
+// kiln's canonical form is read without the HCL parser (parseCanonical), and
+// no hcl.File comes back for it.
 func Parse(src []byte, filename string) (*File, *hcl.File, hcl.Diagnostics) {
+	if f, ok := parseCanonical(src); ok {
+		return f, nil, nil
+	}
+	return parseHCL(src, filename)
+}
+
+// parseHCL reads a lock with the HCL parser, reporting what is wrong.
+func parseHCL(src []byte, filename string) (*File, *hcl.File, hcl.Diagnostics) {
 	hf, diags := config.ParseHCL(src, filename) // a lock of 10,000 nodes is 2 MB
 	if diags.HasErrors() {
 		return nil, hf, withAdvice(diags)

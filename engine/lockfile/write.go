@@ -59,6 +59,9 @@ func writeBlock(b *bytes.Buffer, typ, label string, attrs map[string]string) {
 // quote writes s as an HCL string literal, escaping quotes, backslashes,
 // control characters and template sequences.
 func quote(s string) string {
+	if safeString(s) {
+		return `"` + s + `"` // what hclwrite writes for it, without its tokens
+	}
 	return string(hclwrite.TokensForValue(cty.StringVal(s)).Bytes())
 }
 
