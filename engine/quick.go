@@ -163,6 +163,10 @@ func QuickCheck(o Options) (nodes int, upToDate bool) {
 	start := time.Now()
 	links, linksOK := hash.StampOf(q.store.LinksDir())
 	trusted := linksOK && q.cert.Links != nil && *q.cert.Links == links
+	if r, ok := hash.OpenRoot(q.store.Root()); ok {
+		q.storeRoot = r
+		defer r.Close()
+	}
 	if !parallel(len(q.cert.Nodes), func(i int) bool { return q.checkQuickNode(&q.cert.Nodes[i], trusted) }) {
 		return 0, false
 	}
@@ -183,6 +187,7 @@ type quickSession struct {
 	stat           *hash.StatCache
 	store          *state.Store
 	unsealed       atomic.Bool // a seal did not hold (and the check did)
+	storeRoot      *hash.Root  // the store folder held open, or nil
 }
 
 // openQuick reads the certificate of the pipeline at o.Path and checks what
@@ -323,6 +328,19 @@ func (q *quickSession) seal(n *quickNode) {
 	}
 }
 
+// sealHolds reports whether n's run folder dir still has its seal, with a
+// path relative to the store folder when it is held open.
+func (q *quickSession) sealHolds(n *quickNode) bool {
+	shard, ok := state.RunShard(n.Entry)
+	if !ok {
+		return false
+	}
+	if q.storeRoot != nil {
+		return hash.SealHoldsAt(q.storeRoot, n.Listing, n.Seal, shard, n.Entry)
+	}
+	return hash.SealHolds(q.store.RunPath(n.Entry), n.Listing, n.Seal)
+}
+
 // checkQuickNode re-checks one node's link, programs, globs, inputs and
 // outputs; links trusted means the links folder's stamp vouches for n.Link.
 func (q *quickSession) checkQuickNode(n *quickNode, linksTrusted bool) bool {
@@ -354,15 +372,15 @@ func (q *quickSession) checkQuickNode(n *quickNode, linksTrusted bool) bool {
 			return false
 		}
 	}
-	dir := q.store.RunPath(n.Entry)
-	if dir == "" {
-		return false
-	}
 	if n.Sealed {
-		if hash.SealHolds(dir, n.Listing, n.Seal) {
+		if q.sealHolds(n) {
 			return true
 		}
 		q.unsealed.Store(true)
+	}
+	dir := q.store.RunPath(n.Entry)
+	if dir == "" {
+		return false
 	}
 	// One worker: the nodes are checked in parallel already.
 	got, _, err := plan.DirDigestWith(dir, q.root, n.Outputs, q.stat, hash.TreeOptions{Listing: n.Listing, Workers: 1})

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"unsafe"
 
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
@@ -259,7 +260,9 @@ func decodeQuickCert(data []byte) (*quickCert, bool) {
 	if head.str() != quickFormat || head.err != nil {
 		return nil, false
 	}
-	r := &certReader{s: string(body)}
+	// The strings of the certificate are slices of the file's bytes,
+	// which are never written to again.
+	r := &certReader{s: unsafe.String(&body[0], len(body))}
 	c := &quickCert{Format: r.str(), Config: r.str(), Lineage: r.str(), Serial: r.uint()}
 	if n := r.count(4); n > 0 {
 		c.Reads = make([]config.FileRead, n)

@@ -56,15 +56,38 @@ func SealTree(path string, l *Listing, c *StatCache) (seal []Stamp, d Digest, ok
 // l's and each file's stamp is its seal's. A file whose mode changed has a
 // new ctime, so its executable bit is covered too.
 func SealHolds(path string, l *Listing, seal []Stamp) bool {
-	if l == nil || !stampHolds(path, Stamp{Dev: l.Dev, Ino: l.Ino, Size: l.Size, Mtime: l.Mtime, Ctime: l.Ctime}, true) {
+	return sealHolds(nil, []string{path}, l, seal)
+}
+
+// SealHoldsAt is SealHolds for the folder below the Root r whose path
+// relative to it is the elements rel.
+func SealHoldsAt(r *Root, l *Listing, seal []Stamp, rel ...string) bool {
+	return sealHolds(r, rel, l, seal)
+}
+
+func sealHolds(r *Root, elems []string, l *Listing, seal []Stamp) bool {
+	if l == nil || len(elems) == 0 {
 		return false
 	}
+	// Paths are built in one buffer, NUL-terminated for the system call.
+	var buf [512]byte
+	p := append(buf[:0], elems[0]...)
+	for _, e := range elems[1:] {
+		p = append(append(p, os.PathSeparator), e...)
+	}
+	base := len(p) + 1
+	p = append(p, 0)
+	if !stampHolds(r, p, Stamp{Dev: l.Dev, Ino: l.Ino, Size: l.Size, Mtime: l.Mtime, Ctime: l.Ctime}, true) {
+		return false
+	}
+	p[base-1] = os.PathSeparator
 	k := 0
 	for _, e := range l.Entries {
 		if e.Kind != 'f' {
 			continue
 		}
-		if k >= len(seal) || !stampHolds(path+string(os.PathSeparator)+e.Path, seal[k], false) {
+		p = append(append(p[:base], e.Path...), 0)
+		if k >= len(seal) || !stampHolds(r, p, seal[k], false) {
 			return false
 		}
 		k++
@@ -94,7 +117,9 @@ func SealFile(path string, c *StatCache) (Stamp, Digest, bool) {
 
 // FileHolds reports whether the regular file at path still has the stamp
 // SealFile returned, and so the digest it returned.
-func FileHolds(path string, s Stamp) bool { return stampHolds(path, s, false) }
+func FileHolds(path string, s Stamp) bool {
+	return stampHolds(nil, append([]byte(path), 0), s, false)
+}
 
 func stampOf(sig signature) Stamp {
 	return Stamp{Dev: sig.dev, Ino: sig.ino, Size: sig.size, Mtime: sig.mtime, Ctime: sig.ctime}

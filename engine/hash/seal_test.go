@@ -97,6 +97,14 @@ func TestSealHoldsWhileEveryStampHolds(t *testing.T) {
 			if got := SealHolds(dir, l, seal); got != (name == "none") {
 				t.Errorf("SealHolds after %s = %v", name, got)
 			}
+			r, ok := OpenRoot(filepath.Dir(dir))
+			if !ok {
+				t.Fatal("OpenRoot failed")
+			}
+			defer r.Close()
+			if got := SealHoldsAt(r, l, seal, filepath.Base(dir)); got != (name == "none") {
+				t.Errorf("SealHoldsAt after %s = %v", name, got)
+			}
 		})
 	}
 }

@@ -81,6 +81,17 @@ func (s *Store) RunPath(entry string) string {
 	return s.rootDir + string(filepath.Separator) + shard(key) + string(filepath.Separator) + entry
 }
 
+// RunShard is the folder below Root that holds entry's run folder:
+// RunPath(entry) is Root/RunShard(entry)/entry. false when the entry is
+// malformed.
+func RunShard(entry string) (string, bool) {
+	key, _, ok := ParseEntry(entry)
+	if !ok {
+		return "", false
+	}
+	return shard(key), true
+}
+
 // InRun reports whether path lies inside a run folder of the store, the
 // folder's entry, and path's place inside that folder ("" for the folder
 // itself).
