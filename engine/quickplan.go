@@ -280,7 +280,10 @@ func (q *quickSession) checkNode(n quickNode, linksTrusted bool) (map[string]str
 		}
 	}
 	var changed map[string]string
-	for _, in := range n.Inputs {
+	for i, in := range n.Inputs {
+		if i < len(n.InputSeals) && n.InputSeals[i] != (hash.Stamp{}) && hash.FileHolds(in.Path, n.InputSeals[i]) {
+			continue // its digest is the recorded one
+		}
 		d, err := digestAny(in.Path, q.stat)
 		if err != nil {
 			return nil, false
@@ -297,6 +300,9 @@ func (q *quickSession) checkNode(n quickNode, linksTrusted bool) (map[string]str
 
 // outputsHold reports whether a node's result still has its recorded digest.
 func (q *quickSession) outputsHold(n quickNode) bool {
+	if n.Sealed && q.sealHolds(&n) {
+		return true
+	}
 	got, _, err := plan.OutputDigest(q.store, q.root, n.Entry, n.Outputs, q.stat)
 	return err == nil && got == n.Digest
 }
