@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,7 +48,10 @@ import (
 // node holds, its check is one lstat per folder and per file — no lookup
 // in the stat cache, no digest — and a seal that does not hold leaves the
 // node to the check through the stat cache, which a later settle seals
-// again. The certificate is a checksummed binary file (quickcert.go). Any
+// again. The pipeline's files, lock and variable files are sealed the same
+// way (quickCert.Sources), so a check whose seals all hold does not even
+// load the stat cache. The certificate is a checksummed binary file
+// (quickcert.go). Any
 // doubt — a missing or corrupt certificate, a journal (of the state, or of
 // the runs a dead apply left), a changed byte — falls back to the full plan,
 // so the certificate can only save time, never change an answer. Pipelines
@@ -55,7 +59,7 @@ import (
 // hosts, toolchains, git checkouts, Python environments) and nodes with
 // always_run take the full path every time.
 
-const quickFormat = "kiln-noop-7"
+const quickFormat = "kiln-noop-8"
 
 type quickCert struct {
 	Format  string
@@ -65,6 +69,9 @@ type quickCert struct {
 	Reads   []config.FileRead // as the plan read them
 	Env     []quickFile       // name, short hash of the value
 	Nodes   []quickNode
+	// Sources seal the files the configuration's digest reads (pipeline
+	// files, lock, variable files) by their stamps, as settle found them.
+	Sources []quickSource
 	// Links is the stamp of the stable links' folder (.kiln/out) taken,
 	// not racy, before every node's link was read and found as recorded,
 	// and unchanged after: while the folder's stamp is this one, no link
@@ -73,6 +80,14 @@ type quickCert struct {
 }
 
 type quickFile struct{ Path, Digest string }
+
+// quickSource is a file whose digest the stat cache vouched for under its
+// stamp (hash.SealFile).
+type quickSource struct {
+	Path   string
+	Digest hash.Digest
+	Stamp  hash.Stamp
+}
 
 type quickNode struct {
 	Link     string
@@ -112,12 +127,13 @@ type quickGlob struct {
 func quickPath(stateDir string) string { return filepath.Join(stateDir, "cache", "noop") }
 
 // quickConfigDigest identifies a configuration from its raw inputs. The
-// files are hashed through the stat cache: a large pipeline file or lock
-// that has not changed is not read again.
-func quickConfigDigest(files []string, o Options, stat *hash.StatCache) string {
+// files are hashed by digest: through the stat cache (hash.File), or by a
+// seal, so that a large pipeline file or lock that has not changed is not
+// read again.
+func quickConfigDigest(files []string, o Options, digest func(path string) (hash.Digest, error)) string {
 	lines := []string{"kiln " + Version, "key " + hash.FormatVersion}
 	for _, f := range files {
-		d, err := hash.File(f, stat)
+		d, err := digest(f)
 		if err != nil {
 			return ""
 		}
@@ -125,12 +141,12 @@ func quickConfigDigest(files []string, o Options, stat *hash.StatCache) string {
 	}
 	// The lock file pins what nodes resolve: a changed lock changes keys.
 	if len(files) > 0 {
-		if d, err := hash.File(lockfile.Path(filepath.Dir(files[0])), stat); err == nil {
+		if d, err := digest(lockfile.Path(filepath.Dir(files[0]))); err == nil {
 			lines = append(lines, "lock "+d.String())
 		}
 	}
 	for _, f := range o.VarFiles {
-		d, err := hash.File(f, stat)
+		d, err := digest(f)
 		if err != nil {
 			return ""
 		}
@@ -184,8 +200,11 @@ type quickSession struct {
 	cert           *quickCert
 	certInfo       os.FileInfo // the certificate file as it was read
 	root, stateDir string
-	stat           *hash.StatCache
+	statOnce       sync.Once
+	stat           *hash.StatCache // through statCache
+	statLoaded     atomic.Bool
 	store          *state.Store
+	sources        []string    // the files the configuration's digest read
 	unsealed       atomic.Bool // a seal did not hold (and the check did)
 	storeRoot      *hash.Root  // the store folder held open, or nil
 }
@@ -205,17 +224,6 @@ func openQuick(o Options) (*quickSession, bool) {
 	if err != nil {
 		return nil, false
 	}
-	// The stat cache and the configuration's digest, while the
-	// certificate is read.
-	var stat *hash.StatCache
-	var configDigest string
-	loaded := make(chan struct{})
-	go func() {
-		defer close(loaded)
-		stat = hash.LoadStatCache(filepath.Join(stateDir, "cache", "stat"))
-		configDigest = quickConfigDigest(files, o, stat)
-	}()
-	defer func() { <-loaded }()
 	b, err := os.ReadFile(quickPath(stateDir))
 	if err != nil {
 		return nil, false
@@ -232,7 +240,19 @@ func openQuick(o Options) (*quickSession, bool) {
 		// An apply runs, or one died: the full plan says what it left.
 		return nil, false
 	}
-	if <-loaded; configDigest != c.Config {
+	q := &quickSession{cert: c, certInfo: certInfo, root: root, stateDir: stateDir, store: state.OpenStore(stateDir)}
+	sealed := make(map[string]quickSource, len(c.Sources))
+	for _, src := range c.Sources {
+		sealed[src.Path] = src
+	}
+	digest := func(path string) (hash.Digest, error) {
+		q.sources = append(q.sources, path)
+		if src, ok := sealed[path]; ok && hash.FileHolds(path, src.Stamp) {
+			return src.Digest, nil
+		}
+		return hash.File(path, q.statCache())
+	}
+	if quickConfigDigest(files, o, digest) != c.Config {
 		return nil, false
 	}
 	// Environment values are hashed as key lines hash them: with the state
@@ -244,16 +264,28 @@ func openQuick(o Options) (*quickSession, bool) {
 		}
 	}
 	for _, f := range c.Reads {
-		if !sameRead(f, stat) {
+		if !sameRead(f, q.statCache) {
 			return nil, false
 		}
 	}
-	return &quickSession{cert: c, certInfo: certInfo, root: root, stateDir: stateDir, stat: stat, store: state.OpenStore(stateDir)}, true
+	return q, true
+}
+
+// statCache is the stat cache, loaded when first needed: a check whose
+// seals all hold never reads it.
+func (q *quickSession) statCache() *hash.StatCache {
+	q.statOnce.Do(func() {
+		q.stat = hash.LoadStatCache(filepath.Join(q.stateDir, "cache", "stat"))
+		q.statLoaded.Store(true)
+	})
+	return q.stat
 }
 
 // saveStat keeps what the checks hashed for the next command.
 func (q *quickSession) saveStat() {
-	_ = q.stat.Save(filepath.Join(q.stateDir, "cache", "stat"))
+	if q.statLoaded.Load() {
+		_ = q.statCache().Save(filepath.Join(q.stateDir, "cache", "stat"))
+	}
 }
 
 // settle records in the certificate what a check that held has just
@@ -275,6 +307,12 @@ func (q *quickSession) settle(links hash.Stamp, start time.Time) {
 		return
 	}
 	q.cert.Links = &links
+	q.cert.Sources = nil
+	for _, path := range q.sources {
+		if st, d, ok := hash.SealFile(path, q.statCache()); ok {
+			q.cert.Sources = append(q.cert.Sources, quickSource{Path: path, Digest: d, Stamp: st})
+		}
+	}
 	parallel(len(q.cert.Nodes), func(i int) bool {
 		q.seal(&q.cert.Nodes[i])
 		return true
@@ -307,7 +345,7 @@ func (q *quickSession) seal(n *quickNode) {
 			n.Listing = l
 		}
 		if n.Listing != nil && len(n.Outputs) == 0 {
-			seal, d, ok := hash.SealTree(dir, n.Listing, q.stat)
+			seal, d, ok := hash.SealTree(dir, n.Listing, q.statCache())
 			if ok && d.String() == n.Digest {
 				n.Sealed, n.Seal = true, seal
 			}
@@ -320,7 +358,7 @@ func (q *quickSession) seal(n *quickNode) {
 		if n.InputSeals[i] != (hash.Stamp{}) && hash.FileHolds(in.Path, n.InputSeals[i]) {
 			continue
 		}
-		st, d, ok := hash.SealFile(in.Path, q.stat)
+		st, d, ok := hash.SealFile(in.Path, q.statCache())
 		if !ok || d.String() != in.Digest {
 			st = hash.Stamp{}
 		}
@@ -350,7 +388,7 @@ func (q *quickSession) checkQuickNode(n *quickNode, linksTrusted bool) bool {
 		}
 	}
 	for _, pr := range n.Programs {
-		line, err := plan.ResolveProgram(q.root, q.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, q.stat)
+		line, err := plan.ResolveProgram(q.root, q.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, q.statCache())
 		if err != nil || line != pr.Line {
 			return false
 		}
@@ -368,7 +406,7 @@ func (q *quickSession) checkQuickNode(n *quickNode, linksTrusted bool) bool {
 			}
 			q.unsealed.Store(true)
 		}
-		if d, err := digestAny(in.Path, q.stat); err != nil || d != in.Digest {
+		if d, err := digestAny(in.Path, q.statCache()); err != nil || d != in.Digest {
 			return false
 		}
 	}
@@ -383,12 +421,12 @@ func (q *quickSession) checkQuickNode(n *quickNode, linksTrusted bool) bool {
 		return false
 	}
 	// One worker: the nodes are checked in parallel already.
-	got, _, err := plan.DirDigestWith(dir, q.root, n.Outputs, q.stat, hash.TreeOptions{Listing: n.Listing, Workers: 1})
+	got, _, err := plan.DirDigestWith(dir, q.root, n.Outputs, q.statCache(), hash.TreeOptions{Listing: n.Listing, Workers: 1})
 	return err == nil && got == n.Digest
 }
 
 // sameRead reports whether a file still reads as an expression saw it.
-func sameRead(f config.FileRead, stat *hash.StatCache) bool {
+func sameRead(f config.FileRead, stat func() *hash.StatCache) bool {
 	switch f.What {
 	case config.ReadExists:
 		fi, err := os.Stat(f.Path)
@@ -400,7 +438,7 @@ func sameRead(f config.FileRead, stat *hash.StatCache) bool {
 			_, err := os.ReadFile(f.Path)
 			return err != nil
 		}
-		d, err := hash.File(f.Path, stat)
+		d, err := hash.File(f.Path, stat())
 		return err == nil && d.String() == f.Seen
 	}
 	return false
@@ -469,7 +507,8 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 	for i, f := range p.FileNames {
 		files[i] = filepath.Join(p.Root, f)
 	}
-	c := &quickCert{Format: quickFormat, Config: quickConfigDigest(files, w.opts, w.stat), Lineage: lineage, Serial: serial}
+	digest := func(path string) (hash.Digest, error) { return hash.File(path, w.stat) }
+	c := &quickCert{Format: quickFormat, Config: quickConfigDigest(files, w.opts, digest), Lineage: lineage, Serial: serial}
 	// The files exactly as the plan read them: a file the apply wrote
 	// since (an in-place output that a count depends on) fails the check.
 	reads, consistent := p.FilesRead()

@@ -118,12 +118,16 @@ func TestQuickCheckNoticesARetargetedLinkWhileTrustingTheFolder(t *testing.T) {
 	}
 }
 
-// TestQuickCheckConfigHashedThroughTheStatCache: the pipeline file is
-// hashed through the stat cache, and an edit that keeps its size and sets
-// its mtime back is still noticed.
-func TestQuickCheckConfigHashedThroughTheStatCache(t *testing.T) {
-	o, _ := settledPipeline(t)
+// TestQuickCheckNoticesAnEditUnderTheConfigSeal: once settled, the
+// pipeline file is sealed by its stamp (and hashed through the stat cache
+// when the seal breaks), and an edit that keeps its size and sets its
+// mtime back is still noticed.
+func TestQuickCheckNoticesAnEditUnderTheConfigSeal(t *testing.T) {
+	o, stateDir := settledPipeline(t)
 	path := filepath.Join(o.Path, "pipeline.hcl")
+	if c := readCert(t, stateDir); len(c.Sources) == 0 || c.Sources[0].Path != path {
+		t.Fatalf("certificate sources %+v: want the pipeline file sealed", c.Sources)
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,8 @@ func sampleCert() *quickCert {
 		Format: quickFormat, Config: "cfg", Lineage: "lin", Serial: 1 << 40,
 		Reads: []config.FileRead{{Path: "/p/params.txt", What: config.ReadContent, Seen: "abc"}, {Path: "/p/d", What: config.ReadFileset, Seen: "x", Pattern: "*.txt"}},
 		Env:   []quickFile{{Path: "PATH", Digest: "d1"}},
+		Sources: []quickSource{{Path: "/p/pipeline.hcl", Digest: hash.Bytes([]byte("x")), Stamp: hash.Stamp{Dev: 20, Ino: 21, Size: 22, Mtime: 23, Ctime: 24}},
+			{Path: "/p/kiln.lock.hcl"}},
 		Links: &links,
 		Nodes: []quickNode{
 			{Link: "exec.a", Entry: "ab12-r1", Digest: "dig", Inputs: []quickFile{{Path: "/p/in", Digest: "i1"}},

@@ -268,7 +268,7 @@ func (q *quickSession) checkNode(n quickNode, linksTrusted bool) (map[string]str
 		}
 	}
 	for _, pr := range n.Programs {
-		line, err := plan.ResolveProgram(q.root, q.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, q.stat)
+		line, err := plan.ResolveProgram(q.root, q.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, q.statCache())
 		if err != nil || line != pr.Line {
 			return nil, false
 		}
@@ -284,7 +284,7 @@ func (q *quickSession) checkNode(n quickNode, linksTrusted bool) (map[string]str
 		if i < len(n.InputSeals) && n.InputSeals[i] != (hash.Stamp{}) && hash.FileHolds(in.Path, n.InputSeals[i]) {
 			continue // its digest is the recorded one
 		}
-		d, err := digestAny(in.Path, q.stat)
+		d, err := digestAny(in.Path, q.statCache())
 		if err != nil {
 			return nil, false
 		}
@@ -303,7 +303,7 @@ func (q *quickSession) outputsHold(n quickNode) bool {
 	if n.Sealed && q.sealHolds(&n) {
 		return true
 	}
-	got, _, err := plan.OutputDigest(q.store, q.root, n.Entry, n.Outputs, q.stat)
+	got, _, err := plan.OutputDigest(q.store, q.root, n.Entry, n.Outputs, q.statCache())
 	return err == nil && got == n.Digest
 }
 
@@ -341,7 +341,7 @@ func (q *quickSession) decide(ctx context.Context, k *quickKeys, changed []map[s
 	d := &plan.Decider{
 		Pipeline: &config.Pipeline{Root: q.root, StateDir: q.stateDir},
 		State:    &state.State{Records: map[string]*state.Record{}},
-		Store:    q.store, Stat: q.stat, Pools: machinePools(o.Resources),
+		Store:    q.store, Stat: q.statCache(), Pools: machinePools(o.Resources),
 		Records: plan.OpenRecords(&state.State{}, q.store),
 	}
 	nodes := make([]*config.Node, len(k.Nodes))
