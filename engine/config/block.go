@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -11,7 +12,8 @@ import (
 // metaArgs are the engine's own arguments, valid in every node block.
 var metaArgs = MetaArguments.AttrNames()
 
-func metaSchema() *hcl.BodySchema { return MetaArguments.BodySchema() }
+// metaSchema is the schema of the meta-arguments, made once.
+var metaSchema = sync.OnceValue(MetaArguments.BodySchema)
 
 // lifecycleSchema is the content of a lifecycle block, in Terraform's
 // spelling: prevent_replace = true is protect = true.

@@ -46,11 +46,19 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 	}
 	p.sortNodes()
 	static := p.staticContext()
-	for _, n := range p.Nodes {
-		diags = append(diags, p.resolveDeps(n, static)...)
+	// Each instance's dependencies and meta-arguments are its own: they
+	// are resolved in parallel, their diagnostics kept in order.
+	nodeDiags := make([]hcl.Diagnostics, len(p.Nodes))
+	parallel(len(p.Nodes), func(i int) {
+		n := p.Nodes[i]
+		d := p.resolveDeps(n, static)
 		if !n.Placeholder() {
-			diags = append(diags, p.evalMeta(n)...)
+			d = append(d, p.evalMeta(n)...)
 		}
+		nodeDiags[i] = d
+	})
+	for _, d := range nodeDiags {
+		diags = append(diags, d...)
 	}
 	return diags
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -166,6 +167,16 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 		seen[what] = rng
 		return true
 	}
+	// Node blocks are decoded in parallel once every block is declared; their
+	// diagnostics keep their place among the others (slots).
+	type nodeBlock struct {
+		k    kind.Kind
+		spec kindSpec
+		b    *hcl.Block
+		slot int
+	}
+	var nodes []nodeBlock
+	var slots []hcl.Diagnostics
 	for _, f := range files {
 		content, d := f.Body.Content(schema)
 		diags = append(diags, d...)
@@ -214,15 +225,24 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 			default:
 				k := p.Kinds[b.Type]
 				if declare(b.Type+"."+b.Labels[0], b.DefRange) {
-					blk, d := decodeBlock(k, p.spec(k), b)
-					diags = append(diags, d...)
-					if blk != nil {
-						p.Blocks = append(p.Blocks, blk)
-					}
+					slots = append(slots, diags, nil)
+					diags = nil
+					nodes = append(nodes, nodeBlock{k: k, spec: p.spec(k), b: b, slot: len(slots) - 1})
 				}
 			}
 		}
 	}
+	blocks := make([]*Block, len(nodes))
+	parallel(len(nodes), func(i int) {
+		n := nodes[i]
+		blocks[i], slots[n.slot] = decodeBlock(n.k, n.spec, n.b)
+	})
+	for _, blk := range blocks {
+		if blk != nil {
+			p.Blocks = append(p.Blocks, blk)
+		}
+	}
+	diags = append(slices.Concat(slots...), diags...)
 	sort.Slice(p.Outputs, func(i, j int) bool { return p.Outputs[i].Name < p.Outputs[j].Name })
 	return diags
 }

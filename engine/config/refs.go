@@ -37,29 +37,14 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 		l.deps = locals
 	}
 	diags = append(diags, p.localClosure(localRefs)...)
-	for _, b := range p.Blocks {
-		var travs []hcl.Traversal
-		var metaExprs []hcl.Expression
-		for _, a := range b.meta {
-			travs = append(travs, a.Expr.Variables()...)
-			metaExprs = append(metaExprs, a.Expr)
-		}
-		for _, a := range b.metrics {
-			travs = append(travs, a.Expr.Variables()...)
-		}
-		travs = append(travs, hcldec.Variables(b.Body, b.spec.spec)...)
-		refs, locals, selfOut, d := p.scan(travs, blocks, true, p.instanceIndexes(b.Body, metaExprs...))
+	// Each block is scanned on its own (reading the pipeline, writing only
+	// the block), in parallel.
+	blockDiags := make([]hcl.Diagnostics, len(p.Blocks))
+	parallel(len(p.Blocks), func(i int) {
+		blockDiags[i] = p.analyseBlock(p.Blocks[i], blocks)
+	})
+	for _, d := range blockDiags {
 		diags = append(diags, d...)
-		b.selfOut = selfOut
-		b.self = readsSelf(travs)
-		b.locals = locals
-		b.outOnly = p.readsOnlyOut(b, travs)
-		for _, l := range locals {
-			for _, n := range p.Locals[l].nodes {
-				refs = append(refs, reference{target: n, rng: b.DeclRange})
-			}
-		}
-		b.refs = refs
 	}
 	for _, o := range p.Outputs {
 		refs, locals, _, d := p.scan(o.Expr.Variables(), blocks, false, nil)
@@ -71,6 +56,32 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 			o.Deps = append(o.Deps, p.Locals[l].nodes...)
 		}
 	}
+	return diags
+}
+
+// analyseBlock finds the references, locals and self.out of one block.
+func (p *Pipeline) analyseBlock(b *Block, blocks map[addr.Node]*Block) hcl.Diagnostics {
+	var travs []hcl.Traversal
+	var metaExprs []hcl.Expression
+	for _, a := range b.meta {
+		travs = append(travs, a.Expr.Variables()...)
+		metaExprs = append(metaExprs, a.Expr)
+	}
+	for _, a := range b.metrics {
+		travs = append(travs, a.Expr.Variables()...)
+	}
+	travs = append(travs, hcldec.Variables(b.Body, b.spec.spec)...)
+	refs, locals, selfOut, diags := p.scan(travs, blocks, true, p.instanceIndexes(b.Body, metaExprs...))
+	b.selfOut = selfOut
+	b.self = readsSelf(travs)
+	b.locals = locals
+	b.outOnly = p.readsOnlyOut(b, travs)
+	for _, l := range locals {
+		for _, n := range p.Locals[l].nodes {
+			refs = append(refs, reference{target: n, rng: b.DeclRange})
+		}
+	}
+	b.refs = refs
 	return diags
 }
 

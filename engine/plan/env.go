@@ -2,8 +2,10 @@ package plan
 
 import (
 	"os"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/zclconf/go-cty/cty"
@@ -14,16 +16,39 @@ import (
 // sees is in its key.
 var passEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM", "SHELL"}
 
-// baseEnv is the minimal environment of a node's processes.
+// baseEnv is the minimal environment of a node's processes: a new slice,
+// whose strings are those of the last one made while the variables keep
+// their values (every node of a plan has the same).
 func baseEnv() []string {
-	var env []string
-	for _, name := range passEnv {
-		if v, ok := os.LookupEnv(name); ok {
-			env = append(env, name+"="+v)
+	baseMu.Lock()
+	defer baseMu.Unlock()
+	same := true
+	for i, name := range passEnv {
+		v, ok := os.LookupEnv(name)
+		if ok != baseSet[i] || v != baseValues[i] {
+			same = false
+			baseSet[i], baseValues[i] = ok, v
 		}
 	}
-	return env
+	if !same || baseLast == nil {
+		baseLast = baseLast[:0:0]
+		for i, name := range passEnv {
+			if baseSet[i] {
+				baseLast = append(baseLast, name+"="+baseValues[i])
+			}
+		}
+	}
+	return slices.Clone(baseLast)
 }
+
+// The last minimal environment made (baseEnv), and what each variable of
+// passEnv was then.
+var (
+	baseMu     sync.Mutex
+	baseLast   []string
+	baseSet    = make([]bool, len(passEnv))
+	baseValues = make([]string, len(passEnv))
+)
 
 // NodeEnv is the environment n's processes start from: the minimal
 // environment, the variables its toolchain captured, and the node's
@@ -66,6 +91,9 @@ func toolchainEnv(n *config.Node, vals config.Values) (env []string, known bool)
 
 // MergeEnv sets each "K=V" of add in env, replacing earlier values.
 func MergeEnv(env []string, add ...string) []string {
+	if len(add) == 0 {
+		return env
+	}
 	idx := map[string]int{}
 	for i, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")

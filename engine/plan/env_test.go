@@ -1,9 +1,11 @@
 package plan
 
 import (
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestExtendEnv(t *testing.T) {
@@ -31,4 +33,35 @@ func TestExtendEnv(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBaseEnvFollowsTheEnvironment: the minimal environment is made again
+// when a variable it passes changes, appears or goes, and what one node
+// does with its copy never reaches another's.
+func TestBaseEnvFollowsTheEnvironment(t *testing.T) {
+	for _, name := range passEnv {
+		t.Setenv(name, "") // restored after the test
+		os.Unsetenv(name)
+	}
+	want := func(want ...string) {
+		t.Helper()
+		if d := cmp.Diff(want, baseEnv(), cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("baseEnv (-want +got):\n%s", d)
+		}
+	}
+	want()
+	t.Setenv("HOME", "/home/a")
+	t.Setenv("TZ", "UTC")
+	want("HOME=/home/a", "TZ=UTC")
+	env := MergeEnv(baseEnv(), "HOME=/elsewhere")
+	if d := cmp.Diff([]string{"HOME=/elsewhere", "TZ=UTC"}, env); d != "" {
+		t.Fatalf("merged env (-want +got):\n%s", d)
+	}
+	want("HOME=/home/a", "TZ=UTC")
+	t.Setenv("HOME", "/home/b")
+	want("HOME=/home/b", "TZ=UTC")
+	os.Unsetenv("TZ")
+	want("HOME=/home/b")
+	t.Setenv("TZ", "")
+	want("HOME=/home/b", "TZ=")
 }
