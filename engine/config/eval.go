@@ -103,7 +103,7 @@ func (p *Pipeline) nodeContext(n *Node, vals Values, selfOut string, granted map
 	}
 	vars := make(map[string]cty.Value, size)
 	vars["var"], vars["path"] = p.vars, p.pathValue()
-	ctx := p.newContext(rec, vars)
+	ctx := p.newNodeContext(rec, vars, n == nil || n.Block.callsEnv)
 	var diags hcl.Diagnostics
 	if n != nil {
 		nodes, d := p.nodeObjects(n.Block.refs, vals, n)

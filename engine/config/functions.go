@@ -128,6 +128,17 @@ func (p *Pipeline) ownFunctions(rec *reads) map[string]function.Function {
 // evaluation was 0.68 GB of the 5.95 GB a first plan of 100,000 nodes
 // allocated.
 func (p *Pipeline) newContext(rec *reads, vars map[string]cty.Value) *hcl.EvalContext {
+	return p.newNodeContext(rec, vars, true)
+}
+
+// newNodeContext is newContext for expressions that call env() only if
+// callsEnv: without, and when the evaluation records no files of its own,
+// its functions are the table made once per pipeline, as they are.
+func (p *Pipeline) newNodeContext(rec *reads, vars map[string]cty.Value, callsEnv bool) *hcl.EvalContext {
+	if !callsEnv && p.callsKnown && (rec == nil || !p.recordReads && !rec.track) {
+		p.initFunctions()
+		return &hcl.EvalContext{Variables: vars, Functions: p.funcs}
+	}
 	if !p.callsKnown {
 		return &hcl.EvalContext{Variables: vars, Functions: p.functions(rec)}
 	}

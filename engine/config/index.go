@@ -29,10 +29,14 @@ func keyOf(r hcl.Range) rangeKey { return rangeKey{r.Filename, r.Start.Byte, r.E
 // instanceIndexes finds, in a native-syntax body, every KIND.NAME[EXPR]
 // whose index is known at load time, by the range of its KIND.NAME part.
 // Bodies in JSON syntax have none: their references depend on every
-// instance, which is never wrong, only coarser.
-func (p *Pipeline) instanceIndexes(body hcl.Body, exprs ...hcl.Expression) map[rangeKey]hcl.Expression {
+// instance, which is never wrong, only coarser. callsEnv reports whether
+// the body or exprs may call env() (always, for a body in JSON syntax).
+func (p *Pipeline) instanceIndexes(body hcl.Body, exprs ...hcl.Expression) (indexes map[rangeKey]hcl.Expression, callsEnv bool) {
 	var out map[rangeKey]hcl.Expression
 	visit := func(node hclsyntax.Node) hcl.Diagnostics {
+		if c, ok := node.(*hclsyntax.FunctionCallExpr); ok && c.Name == "env" {
+			callsEnv = true
+		}
 		ix, ok := node.(*hclsyntax.IndexExpr)
 		if !ok {
 			return nil
@@ -52,13 +56,17 @@ func (p *Pipeline) instanceIndexes(body hcl.Body, exprs ...hcl.Expression) map[r
 	}
 	if b, ok := body.(*hclsyntax.Body); ok {
 		hclsyntax.VisitAll(b, visit)
+	} else {
+		callsEnv = true
 	}
 	for _, e := range exprs {
 		if se, ok := e.(hclsyntax.Expression); ok {
 			hclsyntax.VisitAll(se, visit)
+		} else {
+			callsEnv = true
 		}
 	}
-	return out
+	return out, callsEnv
 }
 
 // loadTimeKnown reports whether an expression can be evaluated per instance

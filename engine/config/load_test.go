@@ -167,6 +167,49 @@ func TestEnvFunctionIsRecordedAndSensitive(t *testing.T) {
 	}
 }
 
+// TestEnvCalledAnywhereInABlock: a block that calls env() nowhere is
+// evaluated without it; one that calls it anywhere — its kind's arguments,
+// a meta-argument, a lifecycle block, deep in an expression — has it, and
+// the read is recorded.
+func TestEnvCalledAnywhereInABlock(t *testing.T) {
+	t.Setenv("KILN_TEST_ENV", "1")
+	for _, block := range []string{
+		`command = "use ${env("KILN_TEST_ENV")}"`,
+		`command = "x"
+  timeout = "${env("KILN_TEST_ENV")}s"`,
+		`command = "x"
+  lifecycle {
+    prevent_replace = env("KILN_TEST_ENV") == "1"
+  }`,
+		`command = join(" ", [for x in ["a"] : upper(env("KILN_TEST_ENV", x))])`,
+	} {
+		p, diags := load(t, "exec \"a\" {\n  "+block+"\n}\n", Options{})
+		if diags.HasErrors() {
+			t.Fatalf("%s: %s", block, diags.Error())
+		}
+		if !p.Nodes[0].Block.callsEnv {
+			t.Errorf("%s: the block is taken not to call env()", block)
+		}
+		ev, diags := p.Evaluate(p.Nodes[0], staticValues{p}, "/out")
+		if diags.HasErrors() {
+			t.Fatalf("%s: %s", block, diags.Error())
+		}
+		if strings.Contains(block, "command = \"x\"") {
+			continue // read while loading
+		}
+		if ev.EnvRead["KILN_TEST_ENV"] != "1" {
+			t.Errorf("%s: env read not recorded: %v", block, ev.EnvRead)
+		}
+	}
+	p, diags := load(t, `exec "a" { command = "x" }`, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if p.Nodes[0].Block.callsEnv {
+		t.Error("a block without env() is taken to call it")
+	}
+}
+
 // TestFunctionTableSharedOrCopied: when every function a pipeline calls
 // exists, evaluations share one function table (and still record env()
 // reads and file() reads); when one does not, the error suggests the

@@ -114,8 +114,8 @@ func diagList(diags hcl.Diagnostics) []string {
 func describe(p *Pipeline) []string {
 	var out []string
 	for _, n := range p.Nodes {
-		out = append(out, fmt.Sprintf("%s deps=%v partial=%v meta=%+v refs=%d locals=%v outOnly=%v",
-			n.Addr, n.Deps, n.partial, n.Meta, len(n.Block.refs), n.Block.locals, n.Block.outOnly))
+		out = append(out, fmt.Sprintf("%s deps=%v partial=%v meta=%+v refs=%d locals=%v outOnly=%v self=%v selfOut=%v env=%v",
+			n.Addr, n.Deps, n.partial, n.Meta, len(n.Block.refs), n.Block.locals, n.Block.outOnly, n.Block.self, n.Block.selfOut, n.Block.callsEnv))
 	}
 	return out
 }

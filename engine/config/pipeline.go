@@ -137,6 +137,7 @@ type Block struct {
 	locals       []string    // locals the block uses directly
 	selfOut      bool
 	self         bool        // reads self (self.out or self.resources) anywhere
+	callsEnv     bool        // its expressions may call env() (analyseBlock)
 	outOnly      bool        // reads nothing of other nodes but their out (readsOnlyOut)
 	slurm        *hcl.Block  // the node's slurm { } block
 	dynamic      []addr.Node // for a dynamic block: the blocks its for_each or count reads

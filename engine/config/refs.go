@@ -71,7 +71,12 @@ func (p *Pipeline) analyseBlock(b *Block, blocks map[addr.Node]*Block) hcl.Diagn
 		travs = append(travs, a.Expr.Variables()...)
 	}
 	travs = append(travs, hcldec.Variables(b.Body, b.spec.spec)...)
-	refs, locals, selfOut, diags := p.scan(travs, blocks, true, p.instanceIndexes(b.Body, metaExprs...))
+	// The body holds everything written in the block, meta-arguments and
+	// nested blocks included (taken out of it only for decoding), so the
+	// walk for indexes also finds every env() call.
+	indexes, callsEnv := p.instanceIndexes(b.Body, metaExprs...)
+	b.callsEnv = callsEnv
+	refs, locals, selfOut, diags := p.scan(travs, blocks, true, indexes)
 	b.selfOut = selfOut
 	b.self = readsSelf(travs)
 	b.locals = locals
