@@ -337,17 +337,23 @@ func (q *quickSession) settle(links hash.Stamp, start time.Time) {
 // vouch for them now.
 func (q *quickSession) seal(n *quickNode) {
 	dir := q.store.RunPath(n.Entry)
-	if dir != "" && !(n.Sealed && hash.SealHolds(dir, n.Listing, n.Seal)) {
-		n.Sealed, n.Seal = false, nil
-		// A listing stands only for itself (the folder's stamp is in it),
-		// so a fresh one may replace one that no longer vouches.
-		if l, ok := hash.ListFolder(dir); ok {
-			n.Listing = l
-		}
+	sealTree := func() {
 		if n.Listing != nil && len(n.Outputs) == 0 {
 			seal, d, ok := hash.SealTree(dir, n.Listing, q.statCache())
 			if ok && d.String() == n.Digest {
 				n.Sealed, n.Seal = true, seal
+			}
+		}
+	}
+	if dir != "" && !(n.Sealed && hash.SealHolds(dir, n.Listing, n.Seal)) {
+		n.Sealed, n.Seal = false, nil
+		sealTree() // with the listing the certificate has, if it still vouches
+		// A listing stands only for itself (the folder's stamp is in it),
+		// so a fresh one may replace one that no longer vouches.
+		if !n.Sealed {
+			if l, ok := hash.ListFolder(dir); ok {
+				n.Listing = l
+				sealTree()
 			}
 		}
 	}
