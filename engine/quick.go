@@ -183,12 +183,13 @@ func QuickCheck(o Options) (nodes int, upToDate bool) {
 		q.storeRoot = r
 		defer r.Close()
 	}
-	if !parallel(len(q.cert.Nodes), func(i int) bool { return q.checkQuickNode(&q.cert.Nodes[i], trusted) }) {
+	q.reseal = make([]bool, len(q.cert.Nodes))
+	if !parallel(len(q.cert.Nodes), func(i int) bool { return q.checkQuickNode(i, trusted) }) {
 		return 0, false
 	}
 	q.saveStat()
 	if linksOK && (!trusted || q.unsealed.Load()) {
-		q.settle(links, start)
+		q.settle(links, start, !trusted)
 	}
 	return len(q.cert.Nodes), true
 }
@@ -205,7 +206,8 @@ type quickSession struct {
 	statLoaded     atomic.Bool
 	store          *state.Store
 	sources        []string    // the files the configuration's digest read
-	unsealed       atomic.Bool // a seal did not hold (and the check did)
+	unsealed       atomic.Bool // a node (or source) to seal again: see reseal
+	reseal         []bool      // by node: a seal that did not hold, or none where one may be made
 	storeRoot      *hash.Root  // the store folder held open, or nil
 }
 
@@ -250,6 +252,7 @@ func openQuick(o Options) (*quickSession, bool) {
 		if src, ok := sealed[path]; ok && hash.FileHolds(path, src.Stamp) {
 			return src.Digest, nil
 		}
+		q.unsealed.Store(true)
 		return hash.File(path, q.statCache())
 	}
 	if quickConfigDigest(files, o, digest) != c.Config {
@@ -299,24 +302,34 @@ func (q *quickSession) saveStat() {
 // folder is still racy, so the first check after it settles them. Nothing
 // is written when the stamp is racy or changed meanwhile, or when the
 // certificate or the state is no longer the one checked.
-func (q *quickSession) settle(links hash.Stamp, start time.Time) {
+func (q *quickSession) settle(links hash.Stamp, start time.Time, all bool) {
 	if links.Racy(start) {
 		return
 	}
 	if after, ok := hash.StampOf(q.store.LinksDir()); !ok || after != links {
 		return
 	}
+	changed := q.cert.Links == nil || *q.cert.Links != links
 	q.cert.Links = &links
-	q.cert.Sources = nil
+	var sources []quickSource
 	for _, path := range q.sources {
 		if st, d, ok := hash.SealFile(path, q.statCache()); ok {
-			q.cert.Sources = append(q.cert.Sources, quickSource{Path: path, Digest: d, Stamp: st})
+			sources = append(sources, quickSource{Path: path, Digest: d, Stamp: st})
 		}
 	}
+	if !slices.Equal(sources, q.cert.Sources) {
+		q.cert.Sources, changed = sources, true
+	}
+	var nodesChanged atomic.Bool
 	parallel(len(q.cert.Nodes), func(i int) bool {
-		q.seal(&q.cert.Nodes[i])
+		if (all || q.reseal[i]) && q.seal(&q.cert.Nodes[i]) {
+			nodesChanged.Store(true)
+		}
 		return true
 	})
+	if !changed && !nodesChanged.Load() {
+		return // nothing new to trust: the certificate is not rewritten
+	}
 	data, ok := encodeQuickCert(q.cert)
 	if !ok {
 		return
@@ -334,8 +347,13 @@ func (q *quickSession) settle(links hash.Stamp, start time.Time) {
 
 // seal gives n the listing of its run folder, the seal of that folder and
 // of its input files, where it has none and the folder and the stat cache
-// vouch for them now.
-func (q *quickSession) seal(n *quickNode) {
+// vouch for them now, and reports whether any of them changed.
+func (q *quickSession) seal(n *quickNode) (changed bool) {
+	before := *n
+	beforeInputs := slices.Clone(n.InputSeals)
+	defer func() {
+		changed = n.Sealed != before.Sealed || n.Listing != before.Listing || !slices.Equal(n.Seal, before.Seal) || !slices.Equal(n.InputSeals, beforeInputs)
+	}()
 	dir := q.store.RunPath(n.Entry)
 	sealTree := func() {
 		if n.Listing != nil && len(n.Outputs) == 0 {
@@ -370,6 +388,7 @@ func (q *quickSession) seal(n *quickNode) {
 		}
 		n.InputSeals[i] = st
 	}
+	return
 }
 
 // sealHolds reports whether n's run folder dir still has its seal, with a
@@ -387,7 +406,17 @@ func (q *quickSession) sealHolds(n *quickNode) bool {
 
 // checkQuickNode re-checks one node's link, programs, globs, inputs and
 // outputs; links trusted means the links folder's stamp vouches for n.Link.
-func (q *quickSession) checkQuickNode(n *quickNode, linksTrusted bool) bool {
+func (q *quickSession) checkQuickNode(i int, linksTrusted bool) bool {
+	n := &q.cert.Nodes[i]
+	// A seal that does not hold, or one that may be made now (a regular
+	// input or a listed run folder without one), is made again by settle
+	// once the check has held; a node that can never be sealed (a folder
+	// input, a run folder with a subfolder, outputs outside it) is not
+	// flagged, so that settle does not run for it on every check.
+	reseal := func() {
+		q.reseal[i] = true
+		q.unsealed.Store(true)
+	}
 	if !linksTrusted {
 		if key, ok := q.store.Linked(n.Link); !ok || key != n.Entry {
 			return false
@@ -405,22 +434,28 @@ func (q *quickSession) checkQuickNode(n *quickNode, linksTrusted bool) bool {
 			return false
 		}
 	}
-	for i, in := range n.Inputs {
-		if i < len(n.InputSeals) && n.InputSeals[i] != (hash.Stamp{}) {
-			if hash.FileHolds(in.Path, n.InputSeals[i]) {
+	for j, in := range n.Inputs {
+		if j < len(n.InputSeals) && n.InputSeals[j] != (hash.Stamp{}) {
+			if hash.FileHolds(in.Path, n.InputSeals[j]) {
 				continue
 			}
-			q.unsealed.Store(true)
+			reseal()
 		}
-		if d, err := digestAny(in.Path, q.statCache()); err != nil || d != in.Digest {
+		d, err := digestAny(in.Path, q.statCache())
+		if err != nil || d != in.Digest {
 			return false
+		}
+		if fi, err := os.Lstat(in.Path); err == nil && fi.Mode().IsRegular() {
+			reseal() // a regular file without a seal: one may be made now
 		}
 	}
 	if n.Sealed {
 		if q.sealHolds(n) {
 			return true
 		}
-		q.unsealed.Store(true)
+		reseal()
+	} else if n.Listing != nil && len(n.Outputs) == 0 {
+		reseal() // listed, no outputs outside: one may be made now
 	}
 	dir := q.store.RunPath(n.Entry)
 	if dir == "" {
