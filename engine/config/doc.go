@@ -7,6 +7,11 @@
 // where a top-level block ends, and any doubt — a diagnostic in a piece, an
 // argument set in two — means the whole file is parsed as one.
 //
+// Node blocks are decoded and scanned for references, and their instances'
+// dependencies and meta-arguments resolved, in parallel (parallel.go): each
+// item writes only what it owns, and every diagnostic keeps its place in
+// the file's order.
+//
 // Loading is pure: it reads the pipeline's files and whatever files its
 // expressions name (file, templatefile), and nothing else. Evaluation is split
 // from loading because a node's configuration can only be evaluated once the
