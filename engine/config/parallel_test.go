@@ -3,11 +3,13 @@ package config
 import (
 	"fmt"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/providers/exec"
 )
@@ -118,4 +120,53 @@ func describe(p *Pipeline) []string {
 			n.Addr, n.Deps, n.partial, n.Meta, len(n.Block.refs), n.Block.locals, n.Block.outOnly, n.Block.self, n.Block.selfOut, n.Block.callsEnv))
 	}
 	return out
+}
+
+// TestSpecVariablesAgreeWithHCL: the variables a block's own attributes
+// read, taken from the body directly, are those hcldec.Variables finds —
+// the meta-arguments' left out.
+func TestSpecVariablesAgreeWithHCL(t *testing.T) {
+	p, diags := load(t, `
+variable "v" {
+  type    = string
+  default = "x"
+}
+locals {
+  l = "y"
+}
+exec "a" { command = "true" }
+exec "b" {
+  count      = 2
+  command    = ["sh", "-c", "cat ${exec.a.out}/o ${var.v} ${local.l} > $KILN_OUT/o ${count.index}"]
+  dir        = exec.a.out
+  env        = { X = exec.a.digest, Y = "${self.out}/y" }
+  outputs    = [for o in ["p", "q"] : "${exec.a.out}/${o}"]
+  depends_on = [exec.a]
+  timeout    = "${length(exec.a.out) + 1}s"
+}
+`, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	names := func(travs []hcl.Traversal) []string {
+		var out []string
+		for _, tr := range travs {
+			out = append(out, fmt.Sprintf("%s@%s", tr.RootName(), tr.SourceRange()))
+		}
+		sort.Strings(out)
+		return out
+	}
+	for _, b := range p.Blocks {
+		if !b.spec.attrsOnly {
+			t.Fatalf("exec's spec is taken not to be made of attributes alone: %v", b.spec.attrs)
+		}
+		want := names(hcldec.Variables(b.Body, b.spec.spec))
+		got := names(specVariables(b))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: variables (-hcldec +body):\n%s", b.Addr(), diff)
+		}
+		if b.Name == "b" && len(got) < 6 {
+			t.Errorf("%s: only %d variables found: %v", b.Addr(), len(got), got)
+		}
+	}
 }

@@ -253,6 +253,30 @@ type staticLocal struct {
 type kindSpec struct {
 	spec   hcldec.ObjectSpec
 	schema *hcl.BodySchema // implied by spec, with the meta-arguments
+	// attrs are the attributes of a spec made of attributes alone, with or
+	// without a literal default (attrsOnly), sorted: see specVariables.
+	attrs     []string
+	attrsOnly bool
+}
+
+// specAttrs lists the attributes of a spec made of attributes alone (each
+// an AttrSpec, or one with a literal default); ok is false for any other.
+func specAttrs(spec hcldec.ObjectSpec) (names []string, ok bool) {
+	for name, s := range spec {
+		if d, isDefault := s.(*hcldec.DefaultSpec); isDefault {
+			if _, literal := d.Default.(*hcldec.LiteralSpec); !literal {
+				return nil, false
+			}
+			s = d.Primary
+		}
+		a, isAttr := s.(*hcldec.AttrSpec)
+		if !isAttr || a.Name != name {
+			return nil, false
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names, true
 }
 
 func (p *Pipeline) spec(k kind.Kind) kindSpec {
@@ -265,6 +289,7 @@ func (p *Pipeline) spec(k kind.Kind) kindSpec {
 		schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: m})
 	}
 	s := kindSpec{spec: spec, schema: schema}
+	s.attrs, s.attrsOnly = specAttrs(spec)
 	if p.specs == nil {
 		p.specs = map[string]kindSpec{}
 	}

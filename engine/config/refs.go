@@ -2,10 +2,12 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcldec"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/zclconf/go-cty/cty"
@@ -70,7 +72,7 @@ func (p *Pipeline) analyseBlock(b *Block, blocks map[addr.Node]*Block) hcl.Diagn
 	for _, a := range b.metrics {
 		travs = append(travs, a.Expr.Variables()...)
 	}
-	travs = append(travs, hcldec.Variables(b.Body, b.spec.spec)...)
+	travs = append(travs, specVariables(b)...)
 	// The body holds everything written in the block, meta-arguments and
 	// nested blocks included (taken out of it only for decoding), so the
 	// walk for indexes also finds every env() call.
@@ -88,6 +90,26 @@ func (p *Pipeline) analyseBlock(b *Block, blocks map[addr.Node]*Block) hcl.Diagn
 	}
 	b.refs = refs
 	return diags
+}
+
+// specVariables are the variables the kind's own attributes of b read,
+// as hcldec.Variables finds them. For a native-syntax body and a spec made
+// of attributes alone they are read from the body's attributes directly
+// (leaving out the meta-arguments, which the body hides), in the order of
+// their names: hcldec.Variables would build the spec's schema and a copy of
+// the body for every block again.
+func specVariables(b *Block) []hcl.Traversal {
+	body, ok := b.Body.(*hclsyntax.Body)
+	if !ok || !b.spec.attrsOnly {
+		return hcldec.Variables(b.Body, b.spec.spec)
+	}
+	var vars []hcl.Traversal
+	for _, name := range b.spec.attrs {
+		if a, set := body.Attributes[name]; set && !slices.Contains(metaArgs, name) {
+			vars = append(vars, a.Expr.Variables()...)
+		}
+	}
+	return vars
 }
 
 // scan classifies traversals: node references, locals used, and whether
