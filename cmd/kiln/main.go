@@ -33,7 +33,8 @@ func main() {
 	// kiln allocates much and briefly while it loads a large pipeline; with
 	// the default GOGC a plan of 10,000 nodes spends a third of its CPU in
 	// the collector. Trading some memory for that time is right for a
-	// command-line tool. GOGC in the environment still decides.
+	// command-line tool (an apply also keeps a memory limit: heap.go). GOGC
+	// in the environment still decides.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)
 	}
