@@ -121,6 +121,7 @@ type Decision struct {
 func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values) *Decision {
 	p := d.Pipeline
 	k := n.Block.Kind
+	vals = &onceValues{vals: vals}
 	dec := &Decision{Node: n, Kind: k, Record: d.State.Records[n.Addr.String()]}
 	ev, diags := p.Evaluate(n, vals, SelfOutPlaceholder)
 	if diags.HasErrors() {

@@ -268,8 +268,9 @@ func plainOf(x cty.Value) (plainValue, bool) {
 		p.digest = digest.AsString()
 	}
 	// Anything the three strings do not say (a refined unknown digest) is
-	// kept as it is.
-	if !p.value().RawEquals(x) {
+	// kept as it is. The rest is checked above: the type, no marks, out
+	// and blocked known strings.
+	if !p.known && !digest.RawEquals(cty.UnknownVal(cty.String)) {
 		return plainValue{}, false
 	}
 	return p, true
@@ -306,3 +307,48 @@ func (v *Values) Set(a addr.Node, x cty.Value) {
 }
 
 var _ config.Values = (*Values)(nil)
+
+// onceValues reads each node's value from vals once: Values makes a
+// compact value into an object on every read, and deciding a node reads
+// each upstream's value several times (its configuration, its key, what
+// blocks it). Not safe for concurrent use: one per decision.
+type onceValues struct {
+	vals config.Values
+	seen []onceValue
+	m    map[addr.Node]onceValue // instead of seen, once it grows
+}
+
+type onceValue struct {
+	a  addr.Node
+	v  cty.Value
+	ok bool
+}
+
+func (o *onceValues) NodeValue(a addr.Node) (cty.Value, bool) {
+	if o.m != nil {
+		if s, found := o.m[a]; found {
+			return s.v, s.ok
+		}
+	} else {
+		for _, s := range o.seen {
+			if s.a == a {
+				return s.v, s.ok
+			}
+		}
+	}
+	v, ok := o.vals.NodeValue(a)
+	s := onceValue{a: a, v: v, ok: ok}
+	switch {
+	case o.m != nil:
+		o.m[a] = s
+	case len(o.seen) < 16:
+		o.seen = append(o.seen, s)
+	default:
+		o.m = make(map[addr.Node]onceValue, 2*len(o.seen))
+		for _, x := range append(o.seen, s) {
+			o.m[x.a] = x
+		}
+		o.seen = nil
+	}
+	return v, ok
+}

@@ -46,3 +46,45 @@ func TestValuesKeepEveryValue(t *testing.T) {
 		t.Error("a node never set has a value")
 	}
 }
+
+// countingValues counts the reads of each node's value.
+type countingValues struct {
+	reads map[addr.Node]int
+}
+
+func (c *countingValues) NodeValue(a addr.Node) (cty.Value, bool) {
+	c.reads[a]++
+	if a.Name == "none" {
+		return cty.NilVal, false
+	}
+	return cty.StringVal(a.String()), true
+}
+
+// TestOnceValuesReadsEachValueOnce: a decision reads each upstream's value
+// from the plan's values once, however often it asks, with few upstreams
+// or many, and sees what they hold.
+func TestOnceValuesReadsEachValueOnce(t *testing.T) {
+	for _, n := range []int{3, 40} {
+		under := &countingValues{reads: map[addr.Node]int{}}
+		once := &onceValues{vals: under}
+		for range 3 {
+			for i := range n {
+				a := addr.Node{Kind: "exec", Name: "u", Key: addr.IntKey(i)}
+				if v, ok := once.NodeValue(a); !ok || v.AsString() != a.String() {
+					t.Fatalf("%d upstreams: %s reads %#v, %v", n, a, v, ok)
+				}
+			}
+			if _, ok := once.NodeValue(addr.Node{Kind: "exec", Name: "none"}); ok {
+				t.Fatalf("%d upstreams: a node without a value has one", n)
+			}
+		}
+		for a, reads := range under.reads {
+			if reads != 1 {
+				t.Errorf("%d upstreams: %s read %d times", n, a, reads)
+			}
+		}
+		if len(under.reads) != n+1 {
+			t.Errorf("%d upstreams: %d nodes read", n, len(under.reads))
+		}
+	}
+}
