@@ -1,0 +1,83 @@
+package sandbox
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// SourceDateEpoch is the SOURCE_DATE_EPOCH every run gets unless its node
+// sets one: 1980-01-01T00:00:00Z, the earliest time a zip archive (a Python
+// wheel, a jar) can hold, the same on every host.
+const SourceDateEpoch = "315532800"
+
+// DefaultEnv is the reproducible environment every sealed run starts from,
+// under what the node sets itself: a fixed time for tools that stamp their
+// output, a fixed time zone and locale, and Python that neither buffers
+// its output (so the live status and metrics see each line as it is
+// printed) nor writes .pyc files beside its sources.
+var DefaultEnv = []string{
+	"SOURCE_DATE_EPOCH=" + SourceDateEpoch,
+	"TZ=UTC",
+	"LANG=C.UTF-8",
+	"LC_ALL=C.UTF-8",
+	"PYTHONUNBUFFERED=1",
+	"PYTHONDONTWRITEBYTECODE=1",
+}
+
+// StrictShell is how a string command runs where bash is on PATH: Snakemake's
+// strict mode, where an unset variable, a failed command and a failed stage
+// of a pipe each fail the node.
+var StrictShell = []string{"bash", "-euo", "pipefail", "-c"}
+
+// PlainShell is the strict shell's stand-in where there is no bash: -e and
+// -u hold, a failed stage of a pipe before the last is not caught (dash and
+// busybox sh have no pipefail).
+var PlainShell = []string{"/bin/sh", "-eu", "-c"}
+
+// Contract is what a sealed run's processes start from, besides the node's
+// own settings: every part of it is a line of the node's key.
+type Contract struct {
+	// Shell is the argv a string command is appended to.
+	Shell []string
+	// Env are the reproducible defaults (DefaultEnv), under the node's env.
+	Env []string
+	// Note says what the shell does not catch, when it is the plain one.
+	Note string
+}
+
+// NewContract is the contract of a node whose shell setting (the node's
+// shell, else the pipeline's) is setting; nil for the default: the strict
+// shell where bash is on kiln's PATH, else the plain one with a note.
+func NewContract(setting []string) Contract {
+	c := Contract{Shell: setting, Env: DefaultEnv}
+	if len(setting) == 0 {
+		if haveBash() {
+			c.Shell = StrictShell
+		} else {
+			c.Shell = PlainShell
+			c.Note = "no bash on PATH: string commands run with /bin/sh -eu, which does not fail on a failed stage of a pipe; install bash, or set shell"
+		}
+	}
+	return c
+}
+
+var haveBash = sync.OnceValue(func() bool {
+	_, err := exec.LookPath("bash")
+	return err == nil
+})
+
+// KeyLines are the contract's lines of a node's key, as label and value.
+// The private home and temporary folders differ from run to run, so the
+// key says they are private, not where they are.
+func (c Contract) KeyLines() [][2]string {
+	lines := [][2]string{{"run", "shell " + strings.Join(c.Shell, " ")}}
+	for _, kv := range c.Env {
+		lines = append(lines, [2]string{"run", "env " + kv})
+	}
+	return append(lines,
+		[2]string{"run", "env HOME (private, unless the node sets it)"},
+		[2]string{"run", "env TMPDIR (private)"},
+		[2]string{"run", fmt.Sprintf("umask %03o", Umask)})
+}

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"os/exec"
+)
+
+func startConfined(cmd *exec.Cmd, _ *Policy) error { return cmd.Start() }
+
+// Probe says what confines a run on this machine: nothing but Linux has
+// Landlock.
+func Probe() Protection {
+	return Protection{Reason: errors.New("Landlock is Linux's").Error()}
+}

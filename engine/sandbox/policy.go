@@ -1,0 +1,82 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Policy is what the processes of one run may touch.
+type Policy struct {
+	// Root is the pipeline folder: hidden from the run but for Read and
+	// Write.
+	Root string
+	// Read are paths the run may read (and run programs from) inside Root:
+	// its declared inputs, its upstream results and its dir.
+	Read []string
+	// Write are the paths the run may write, and read: its run folder, its
+	// in-place outputs, its private temporary folder, the host's extra
+	// writable paths.
+	Write []string
+}
+
+// Umask is the file mode creation mask of every run's processes.
+const Umask = 0o022
+
+// WritableEnv names the host's extra writable paths (see the package doc).
+const WritableEnv = "KILN_SANDBOX_WRITABLE"
+
+// HostWritable are the extra writable paths of this host, from
+// KILN_SANDBOX_WRITABLE: absolute, cleaned, empty entries dropped.
+func HostWritable() []string {
+	var out []string
+	for _, p := range filepath.SplitList(os.Getenv(WritableEnv)) {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
+}
+
+// Start starts cmd confined by the policy. Where the kernel cannot confine
+// it (see Probe), cmd starts with the umask alone.
+func (p *Policy) Start(cmd *exec.Cmd) error {
+	return startConfined(cmd, p)
+}
+
+// Owner says whose a path is, for messages: an upstream's result, kiln's
+// state, the pipeline folder.
+type Owner func(path string) string
+
+// Writable reports whether path lies in one of the policy's writable
+// paths.
+func (p *Policy) Writable(path string) bool { return under(path, p.Write) }
+
+// Readable reports whether the run may read path: outside the pipeline
+// folder, or in one of its readable or writable paths.
+func (p *Policy) Readable(path string) bool {
+	if !within(path, p.Root) {
+		return true
+	}
+	return under(path, p.Read) || under(path, p.Write)
+}
+
+func under(path string, roots []string) bool {
+	return slices.ContainsFunc(roots, func(r string) bool { return within(path, r) })
+}
+
+// within reports whether path is root or lies below it.
+func within(path, root string) bool {
+	if root == "" {
+		return false
+	}
+	if path == root || root == "/" {
+		return true
+	}
+	return strings.HasPrefix(path, root) && path[len(root)] == '/'
+}
