@@ -40,6 +40,7 @@ func runPlan(c *cli, args []string) int {
 	if !ok {
 		return 1
 	}
+	c.sayStateLink(path)
 	if a.json {
 		a.format = "json"
 	}

@@ -42,3 +42,17 @@ func (c *cli) loadState(path string) (*state.State, bool) {
 	c.fail(err)
 	return nil, false
 }
+
+// sayStateLink says on standard error where the state folder of path leads
+// when it is a symbolic link that kiln accepts (state.FolderLink): the
+// state, the store and the logs are then elsewhere, which whoever reads the
+// plan should know. A link kiln refuses is the command's own error.
+func (c *cli) sayStateLink(path string) {
+	dir, err := c.stateDirOf(path)
+	if err != nil {
+		return
+	}
+	if target, err := state.FolderLink(dir); err == nil && target != "" {
+		fmt.Fprintf(c.stderr, "kiln: the state folder %s is a link to %s\n", dir, target)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/nolink"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,9 +18,10 @@ var ErrLocked = errors.New("locked by another process")
 type Lock struct{ f *os.File }
 
 // TryLock takes the lock of path without waiting, creating the file if
-// needed.
+// needed. A symbolic link at path is refused (a *nolink.Error): the holder
+// writes into the lock file, which must never be a file elsewhere.
 func TryLock(path string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := nolink.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}

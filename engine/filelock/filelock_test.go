@@ -3,9 +3,12 @@ package filelock
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/engine/nolink"
 )
 
 func TestTryLockExcludes(t *testing.T) {
@@ -63,5 +66,25 @@ func TestWaitEndsWithItsContext(t *testing.T) {
 	cancel()
 	if _, err := Wait(ctx, path); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Wait with a cancelled context: %v", err)
+	}
+}
+
+func TestTryLockRefusesALink(t *testing.T) {
+	dir := t.TempDir()
+	decoy := filepath.Join(dir, "decoy")
+	if err := os.WriteFile(decoy, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "lock")
+	if err := os.Symlink(decoy, path); err != nil {
+		t.Fatal(err)
+	}
+	l, err := TryLock(path)
+	if err == nil {
+		l.Unlock()
+	}
+	var le *nolink.Error
+	if !errors.As(err, &le) {
+		t.Fatalf("TryLock of a link: %v, want a *nolink.Error", err)
 	}
 }

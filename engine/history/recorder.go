@@ -11,6 +11,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/metrics"
+	"github.com/kilnbuild/kiln/engine/nolink"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/run"
@@ -302,7 +303,7 @@ func (m *nodeMetrics) sample(s *metrics.Sample) {
 			m.err = err
 			return
 		}
-		f, err := os.OpenFile(m.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := nolink.OpenFile(m.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			m.err = err
 			return

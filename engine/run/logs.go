@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/nolink"
 )
 
 // Each run of a node writes its own log, named by the run's start time and
@@ -135,10 +136,10 @@ func (l *nodeLog) ReadFrom(r io.Reader) (int64, error) {
 // first write.
 func (l *nodeLog) store(p []byte) {
 	if l.f == nil {
-		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+		f, err := nolink.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err = os.MkdirAll(filepath.Dir(l.path), 0o755); err == nil {
-				f, err = os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+				f, err = nolink.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
 			}
 		}
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/nolink"
 )
 
 // Cluster runs the Slurm client commands.
@@ -61,7 +63,7 @@ func (c *Cluster) Submit(ctx context.Context, r *Request, scriptPath string) (st
 	if err := os.MkdirAll(filepath.Dir(scriptPath), 0o755); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(scriptPath, []byte(r.Script()), 0o755); err != nil {
+	if err := nolink.WriteFile(scriptPath, []byte(r.Script()), 0o755); err != nil {
 		return "", err
 	}
 	out, err := c.run(ctx, "sbatch", append(r.Args(), scriptPath)...)

@@ -47,6 +47,29 @@
 // earlier store layout (dir/store/<key>); they are never taken for a result
 // (ValidEntry), and kiln gc removes what that layout left.
 //
+// Links. kiln makes no symbolic link at the top of the state folder (its
+// links live in out/, logs/ and tmp/), so one found there was planted — by
+// a careless or hostile checkout, say .kiln/lock pointing at /etc/passwd —
+// and Load and AcquireLock refuse it (a *nolink.Error naming the link, what
+// it points at, and to remove it) before anything is written. Every file
+// kiln writes in place under the state folder (the lock, the state and run
+// journals, logs, metric samples, partial downloads) is opened with
+// O_NOFOLLOW (engine/nolink), so a link planted meanwhile is refused too;
+// a file replaced whole (the snapshot, the caches) is written to a
+// temporary file made with O_CREATE|O_EXCL, which never follows a link, and
+// renamed over its name, which replaces a link and leaves its target alone.
+// In the folders below the top, kiln makes only new names.
+//
+// The state folder itself may be a symbolic link: it is the one way to keep
+// a pipeline's state, store and logs on a bigger disk (kiln has no setting
+// for where the state lives), common on clusters with a small home quota.
+// FolderLink accepts a link to a folder that is empty (MakeDir then marks
+// it with kiln's .gitignore) or already holds kiln's state, and kiln plan
+// says where the link leads. A link to nothing, to a file, or to a folder
+// of other files is refused (*FolderLinkError, with the target and what to
+// do): kiln would fill someone else's folder with its state and replace
+// files there by name.
+//
 // Locking. An apply holds the Lock (an OS file lock the kernel releases when
 // the process dies) for as long as it uses a Writer; at most one Writer exists
 // per state folder. A Writer is safe for concurrent use: Commit and Forget

@@ -37,6 +37,9 @@ type Lock struct {
 // another process (or another open of the file) holds it, the error is a
 // *LockedError naming the holder.
 func AcquireLock(dir string, h Holder) (*Lock, error) {
+	if err := checkFolder(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating state folder: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/kilnbuild/kiln/engine/nolink"
 	"github.com/kilnbuild/kiln/engine/proc"
 )
 
@@ -148,7 +149,7 @@ func (l *RunLog) write(e runLine) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
-		f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		f, err := nolink.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return fmt.Errorf("opening the journal of running processes: %s%w", spaceProblem(err), err)
 		}

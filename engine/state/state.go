@@ -112,8 +112,13 @@ func newLineage() string {
 // Load reads the state in dir: the snapshot, then the journal of an apply
 // that did not finish. A missing folder or snapshot gives an empty state with
 // a fresh lineage; nothing is written. A damaged or too new snapshot, or a
-// journal damaged before its last line, is a *CorruptError.
+// journal damaged before its last line, is a *CorruptError. A state folder
+// that is a link to an unexpected place, or that holds a symbolic link at
+// its top, is refused (checkFolder).
 func Load(dir string) (*State, error) {
+	if err := checkFolder(dir); err != nil {
+		return nil, err
+	}
 	s, _, err := load(dir)
 	return s, err
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kilnbuild/kiln/engine/nolink"
 )
 
 // ErrWriterClosed is returned by Writer methods called after Close.
@@ -77,7 +79,7 @@ func OpenWriter(dir string, s *State) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(journalPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	f, err := nolink.OpenFile(journalPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening state journal: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/nolink"
 )
 
 // request is one file to bring into a partial download.
@@ -112,7 +113,7 @@ func (f *Fetch) transfer(ctx context.Context, b *kind.Build, p *partial, r reque
 		return 0, limitError(r, total)
 	}
 
-	out, err := os.OpenFile(p.path, flags, 0o644)
+	out, err := nolink.OpenFile(p.path, flags, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("open the partial download %s: %w", p.path, err)
 	}

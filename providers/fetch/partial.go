@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/kilnbuild/kiln/engine/nolink"
 )
 
 // partial is the resumable download of one URL:
@@ -73,7 +75,7 @@ func (p *partial) saveValidator(v string) error {
 		}
 		return nil
 	}
-	return os.WriteFile(p.validator, []byte(v), 0o644)
+	return nolink.WriteFile(p.validator, []byte(v), 0o644)
 }
 
 // discard deletes the partial download so the next run starts over.
@@ -105,7 +107,7 @@ func copyThenRemove(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	out, err := nolink.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
