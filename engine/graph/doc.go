@@ -11,6 +11,13 @@
 // never by insertion order or map iteration, so the same pipeline always
 // gives the same order, the same cycle message and the same picture.
 //
+// Names are the pipeline's (a for_each key holds anything), and a Mermaid
+// drawing goes into pull requests that GitHub and GitLab render: every
+// label is one quoted string in which each character that could be markup
+// (HTML, a Markdown string, a directive, an entity code, the quote) is
+// written as Mermaid's entity code, so it shows as the text. DOT labels are
+// quoted and escaped the same way for Graphviz.
+//
 // Cycles uses kiln's own iterative Tarjan algorithm rather than
 // dominikbraun/graph's StronglyConnectedComponents: on 10,000 vertices and
 // 30,000 random edges the library takes about 16 times as long for the

@@ -48,8 +48,14 @@ func dotQuote(s string) string {
 }
 
 var (
-	dotEscaper     = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", "")
-	mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "\n", "<br>", "\r", "")
+	dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", "")
+	// mermaidEscaper writes as Mermaid's entity codes (#NAME; or #NUMBER;,
+	// which it turns into HTML entities) every character of a label that
+	// could end the quoted string (") or be read as markup: HTML (< > &),
+	// a Markdown string (`), an entity code of the label's own (#), a
+	// directive (%%{...}%%). A line break is the one markup it writes.
+	mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "#", "#35;", "`", "#96;", "%", "#37;",
+		"\n", "<br>", "\r", "")
 )
 
 // Mermaid renders the graph as a Mermaid "flowchart LR". Vertex v is node
@@ -88,7 +94,9 @@ func (g *Graph) Mermaid(label func(v int) (text string, class string), style fun
 	return b.String()
 }
 
-// mermaidEscape makes s safe inside a quoted Mermaid label.
+// mermaidEscape makes s safe inside a quoted Mermaid label: GitHub and
+// GitLab render it as the text s, whatever a node's name or for_each key
+// holds.
 func mermaidEscape(s string) string {
 	return mermaidEscaper.Replace(s)
 }

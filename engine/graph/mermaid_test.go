@@ -51,3 +51,25 @@ func TestMermaidGolden(t *testing.T) {
 		t.Errorf("Mermaid(nil) (-want +got):\n%s", diff)
 	}
 }
+
+// TestMermaidEscapesHostileNames: whatever a node's name or for_each key
+// holds, its label stays one quoted string that Mermaid (as GitHub and
+// GitLab render it) shows as the text: no HTML, no Markdown string, no
+// directive, no entity code of its own.
+func TestMermaidEscapesHostileNames(t *testing.T) {
+	tests := []struct{ name, label string }{
+		{`exec.t["<script>alert(1)</script>"]`, `exec.t[#quot;#lt;script#gt;alert(1)#lt;/script#gt;#quot;]`},
+		{`exec.t["<img src=x onerror=alert(1)>"]`, `exec.t[#quot;#lt;img src=x onerror=alert(1)#gt;#quot;]`},
+		{"exec.t[\"`**md**`\"]", `exec.t[#quot;#96;**md**#96;#quot;]`},
+		{`exec.t["%%{init: {'securityLevel': 'loose'}}%%"]`, `exec.t[#quot;#37;#37;{init: {'securityLevel': 'loose'}}#37;#37;#quot;]`},
+		{`exec.t["#quot; &amp; #35;"]`, `exec.t[#quot;#35;quot; #amp;amp; #35;35;#quot;]`},
+		{"exec.t[\"two\nlines\"]", `exec.t[#quot;two<br>lines#quot;]`},
+	}
+	for _, tt := range tests {
+		g := graph.New([]string{tt.name})
+		want := "flowchart LR\n  n0[\"" + tt.label + "\"]\n"
+		if diff := cmp.Diff(want, g.Mermaid(nil, nil)); diff != "" {
+			t.Errorf("Mermaid of %q (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}

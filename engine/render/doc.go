@@ -10,4 +10,13 @@
 // prints, so the two cannot drift apart. Every view paints an action with
 // the colours of engine/render/palette, writes counts and sizes with
 // engine/human, and Markdown through MarkdownText and MarkdownCode.
+//
+// Markdown goes into pull requests, where GitHub and GitLab render it, and
+// most of what it shows comes from the pipeline or the run (addresses with
+// any for_each key, metric names, reasons, errors, revisions): every such
+// string goes through MarkdownCode (a code span its own backticks cannot
+// end) or MarkdownText (each character that could start HTML, an entity, a
+// link, emphasis, math or a table cell escaped with a backslash), so it
+// shows as text, never as markup. Mermaid labels are escaped by
+// engine/graph.
 package render

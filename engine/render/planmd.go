@@ -31,11 +31,11 @@ func PlanMarkdown(w io.Writer, m *PlanJSON) {
 		}
 		action := c.Action
 		if c.Executor != "" && c.Executor != "local" {
-			action += " on " + c.Executor
+			action += " on " + MarkdownText(c.Executor)
 		}
-		fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", c.Symbol, c.Address, action, strings.Join(why, "<br>"))
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s |\n", c.Symbol, MarkdownCode(c.Address), action, strings.Join(why, "<br>"))
 	}
 	for _, f := range m.Forget {
-		fmt.Fprintf(w, "| `-` | `%s` | forget | no longer in the configuration |\n", f)
+		fmt.Fprintf(w, "| `-` | %s | forget | no longer in the configuration |\n", MarkdownCode(f))
 	}
 }

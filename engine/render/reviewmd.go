@@ -91,7 +91,7 @@ func costSentence(r *review.Report) string {
 	}
 	s := "Estimated cost: **" + formatSeconds(c.Seconds) + "**"
 	for _, h := range c.Hours {
-		s += ", " + formatHours(h)
+		s += ", " + MarkdownText(formatHours(h))
 	}
 	if n := len(c.Unknown); n > 0 {
 		s += fmt.Sprintf(" (%s never ran: not counted)", human.Count(n, "node"))
@@ -120,11 +120,11 @@ func writeCostMarkdown(w io.Writer, r *review.Report) {
 		if n.Seconds != nil {
 			last = formatSeconds(*n.Seconds)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s |\n", MarkdownCode(n.Address), last, formatResources(n.Resources))
+		fmt.Fprintf(w, "| %s | %s | %s |\n", MarkdownCode(n.Address), last, MarkdownText(formatResources(n.Resources)))
 	}
 	var hours []string
 	for _, h := range c.Hours {
-		hours = append(hours, formatHours(h))
+		hours = append(hours, MarkdownText(formatHours(h)))
 	}
 	fmt.Fprintf(w, "| **total** | **%s** (%d of %d known) | %s |\n", formatSeconds(c.Seconds), c.Known, len(c.Nodes), strings.Join(hours, ", "))
 }

@@ -7,7 +7,9 @@
 // font or image from anywhere, so it opens from disk and can be mailed or
 // attached. Colours are engine/graph's classes, as kiln graph paints a
 // plan. Text from the run (addresses, reasons, errors, metric names) is
-// escaped everywhere. Output is deterministic for a given run.
+// escaped everywhere: as HTML in the page, and in the Markdown through
+// render.MarkdownCode and render.MarkdownText, so that a pull request shows
+// a for_each key or metric name holding <script> as that text. Output is deterministic for a given run.
 //
 // Times. A node's queue time runs from when its dependencies in the run had
 // all finished (history.Run.Ready) to when the scheduler gave it a slot and

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/kilnbuild/kiln/engine/history"
 	"github.com/kilnbuild/kiln/engine/metrics"
+	"github.com/kilnbuild/kiln/engine/plan"
 )
 
 // TestModel checks the numbers the views show: queue and run times, the
@@ -198,6 +200,41 @@ func TestUnfinishedRuns(t *testing.T) {
 		}
 		if status == history.Running && m.rows[1].ran != 58*time.Second {
 			t.Errorf("a node running since 2s shows %v at 60s", m.rows[1].ran)
+		}
+	}
+}
+
+// TestMarkdownHostileNames: for_each keys and metric names that hold HTML
+// or Markdown show as text in the report's Markdown: in code spans that
+// their backticks cannot end, and escaped where they are named in a
+// reason.
+func TestMarkdownHostileNames(t *testing.T) {
+	dir := t.TempDir()
+	bad := `exec.t["<script>alert(1)</script>"]`
+	r := &history.Run{ID: 1, Started: t0, Ended: at(10), Status: history.Complete, Dir: filepath.Join(dir, ".kiln", "runs", "1"),
+		Nodes: []*history.Node{
+			{Addr: bad, Kind: "exec", Executor: "local", Metrics: true, Result: history.Result{Action: "create", Reasons: []plan.Reason{{Kind: "new"}},
+				Outcome: "failed", Error: "exit status 3", ExitCode: intp(3), Started: at(0), Began: at(0), Ended: at(1)}},
+			{Addr: "exec.after", Kind: "exec", Deps: []int{0}, Executor: "local", Result: history.Result{Outcome: "skipped",
+				Error: bad + " did not succeed", Ended: at(1)}},
+		}}
+	writeMetrics(t, r, 0, func(step int) []metrics.Value {
+		return []metrics.Value{{Key: "<img src=x onerror=alert(2)>", Value: 1}, {Key: "``<img src=x onerror=alert(3)>``", Value: 2}}
+	}, 1)
+	var b bytes.Buffer
+	if err := Markdown(&b, Options{Run: r}); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"| **`exec.t[\"<script>alert(1)</script>\"]`** | + create | failed (exit 3) | never built; exit status 3 |",
+		"| `exec.after` |  | skipped | exec.t\\[\"\\<script\\>alert(1)\\</script\\>\"\\] did not succeed |",
+		"### Metrics of `exec.t[\"<script>alert(1)</script>\"]` (1 steps)",
+		"| `<img src=x onerror=alert(2)>` | 1 (step 1) |",
+		"| ``` ``<img src=x onerror=alert(3)>`` ``` | 2 (step 1) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
 		}
 	}
 }
