@@ -570,6 +570,9 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 		if _, verifies := k.(kind.Verifier); verifies || n.Meta.AlwaysRun {
 			return nil, false
 		}
+		if n.Meta.Unsandboxed != "" {
+			return nil, false // the plan names the reason, which the certificate does not hold
+		}
 		r := w.state.Records[n.Addr.String()]
 		if !r.Good() || r.Failure != nil || r.Entry == "" || r.Attrs[plan.AttrDigestBy] == "kind" {
 			return nil, false

@@ -23,6 +23,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/proc"
+	"github.com/kilnbuild/kiln/engine/sandbox"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -362,7 +363,8 @@ func (q *quickSession) decide(ctx context.Context, k *quickKeys, changed []map[s
 	}
 	vals := plan.NewValues()
 	decs := make([]*plan.Decision, len(k.Nodes))
-	pl := &plan.Plan{Pools: d.Pools, Changes: make([]*plan.Decision, 0, len(k.Nodes))}
+	protection := sandbox.Probe()
+	pl := &plan.Plan{Pools: d.Pools, Sandbox: &protection, Changes: make([]*plan.Decision, 0, len(k.Nodes))}
 	for _, v := range k.Order {
 		i := int(v)
 		kn := &k.Nodes[i]

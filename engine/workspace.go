@@ -22,6 +22,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/kilnbuild/kiln/engine/run"
+	"github.com/kilnbuild/kiln/engine/sandbox"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -160,6 +161,8 @@ func (w *Workspace) statCachePath() string {
 // Plan decides every node in scope.
 func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	w.decider.Pools = w.Pools(ctx)
+	protection := sandbox.Probe()
+	w.decider.Sandbox = &protection
 	pl, diags := w.decider.Make(ctx, w.dag, w.scope)
 	pl.Moved = w.moves
 	diags = append(diags, w.pipeline.CheckExpressions()...)
@@ -304,6 +307,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Parallelism: o.Parallelism, Pools: pools, FailFast: o.FailFast, Scope: w.scope,
 		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version, StrictLock: w.StrictLock(),
 		Jobs: o.Jobs, Slurm: run.SlurmOptions{Kiln: w.opts.Kiln}, Cache: cache,
+		Writable: sandbox.HostWritable(),
 	}}
 	res, applyErr := a.Apply(ctx)
 	// The records of the runs that ended are made durable before the run

@@ -61,6 +61,11 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
 			e.Setenv("PATH", os.Getenv("PATH"))
+			// The scripts count a node's runs, and step its commands, by
+			// files in their own folder, which is the pipeline folder: a
+			// sealed run may write it only as a host's extra writable path.
+			// The sandbox's own scripts (sandbox_*.txtar) clear it.
+			e.Setenv("KILN_SANDBOX_WRITABLE", e.WorkDir)
 			// A TCP port that was free a moment ago, for scripts that start
 			// services.
 			l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -438,6 +438,7 @@ func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 		n.Meta.NoCache = v.False()
 	}
 	_, n.Meta.HasInputs = meta["inputs"]
+	diags = append(diags, p.evalSealing(n, get)...)
 	if n.Block.metrics != nil {
 		diags = append(diags, p.evalMetrics(n, value)...)
 	}

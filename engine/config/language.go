@@ -78,6 +78,15 @@ var MetaArguments = &schema.Block{
 		{Name: "temp", Type: cty.Bool, DefaultDoc: "false", Key: schema.KeyNo,
 			Doc:     "The result is removed from the store once every node that depends on it has a result built from it (its record stays, so nothing downstream reruns), and rebuilt only when one of them must run again; the plan lists it as \"temp: removed, rebuilt if needed\".",
 			Example: `true`},
+		{Name: "sandbox", Type: cty.Bool, DefaultDoc: "true", Key: schema.KeyNo,
+			Doc:     "false runs the node's processes unconfined: they may write anywhere the user may and read the whole pipeline folder. Give the reason in sandbox_reason; plan and report show it. Only exec and service nodes are sealed (see Sealed runs).",
+			Example: `false`},
+		{Name: "sandbox_reason", Type: cty.String, Key: schema.KeyNo,
+			Doc:     "Why the node runs with sandbox = false: required with it.",
+			Example: `"installs the CANN toolkit under /usr/local/Ascend"`},
+		{Name: "shell", Type: cty.List(cty.String), DefaultDoc: `["bash", "-euo", "pipefail", "-c"], or ["/bin/sh", "-eu", "-c"] without bash`, Key: schema.KeyValue,
+			Doc:     "The program and arguments a string command is appended to, in exec and service nodes; it overrides the pipeline's kiln { shell }. It is a key line: changing it reruns the node.",
+			Example: `["/bin/sh", "-c"]`},
 		{Name: "protect", Type: cty.Bool, DefaultDoc: "false", Key: schema.KeyNo,
 			Doc:     "Once built, the result is never replaced: an apply that would rebuild, repair or restore another result over it stops at the node unless -replace names it, and the plan says so. It does not rely on file permissions, so it holds for root too. Terraform's spelling, lifecycle { prevent_replace = true }, is the same.",
 			Example: `true`},
@@ -240,6 +249,8 @@ var SettingsBlock = &schema.Block{
 	Attrs: []schema.Attr{
 		{Name: "strict_lock", Type: cty.Bool, DefaultDoc: "false",
 			Doc: "A build that does not reproduce the digest kiln.lock.hcl records under the same key is an error (as apply -strict), not a warning.", Example: `true`},
+		{Name: "shell", Type: cty.List(cty.String), DefaultDoc: `["bash", "-euo", "pipefail", "-c"], or ["/bin/sh", "-eu", "-c"] without bash`,
+			Doc: "The program and arguments every string command of exec and service nodes is appended to, unless a node sets its own shell. It is a key line of each of those nodes.", Example: `["bash", "-eo", "pipefail", "-c"]`},
 	},
 }
 

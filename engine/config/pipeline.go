@@ -35,10 +35,13 @@ type Pipeline struct {
 	// StrictLock, from kiln { strict_lock = true }: a build that does not
 	// reproduce the digest kiln.lock.hcl records under the same key fails.
 	StrictLock bool
-	Pools      map[string]*Pool // pool blocks by name
-	Blocks     []*Block         // node blocks in source order
-	Nodes      []*Node          // node instances, sorted by address
-	Kinds      map[string]kind.Kind
+	// Shell, from kiln { shell = [...] }: what string commands of sealed
+	// kinds run in, unless a node sets its own; nil for the default.
+	Shell  []string
+	Pools  map[string]*Pool // pool blocks by name
+	Blocks []*Block         // node blocks in source order
+	Nodes  []*Node          // node instances, sorted by address
+	Kinds  map[string]kind.Kind
 	// Executors are the executor blocks by address (slurm.NAME);
 	// DefaultExecutor names the one with default = true, if any.
 	Executors       map[string]*Executor
@@ -211,6 +214,11 @@ type Meta struct {
 	// Protect (or lifecycle { prevent_replace = true }): once built, the
 	// result is never replaced unless -replace names the node.
 	Protect bool
+	// Shell is the node's own shell setting; nil for the pipeline's.
+	Shell []string
+	// Unsandboxed is sandbox_reason when the node sets sandbox = false:
+	// its runs are not confined. "" for a sealed node.
+	Unsandboxed string
 }
 
 func (p *Pipeline) sortNodes() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/sandbox"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -60,6 +61,12 @@ type Build struct {
 	// Previous is the node's last good record, if any (for services: the
 	// process to replace).
 	Previous *Record
+	// Shell is what a string command is appended to (kinds that are
+	// Sealed); nil means /bin/sh -c.
+	Shell []string
+	// Sandbox, when set, confines the processes the kind starts (kinds
+	// that are Sealed): start each with Sandbox.Start.
+	Sandbox *sandbox.Policy
 }
 
 // Record is what the state holds of a node's last good build, as kinds see it.

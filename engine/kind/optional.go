@@ -176,3 +176,14 @@ type ProgressReporter interface {
 type DeviceReporter interface {
 	Devices(addr string, p *Probe) *pool.Host
 }
+
+// Sealed is implemented by kinds whose runs the engine seals (see
+// engine/sandbox): their processes start from the reproducible environment,
+// a string command runs in the node's shell (Build.Shell), and where
+// Build.Sandbox is set every process starts under it (its Start), so it
+// may write only the run's own result. Each part of that contract is a
+// line of the node's key.
+type Sealed interface {
+	Kind
+	Sealed()
+}

@@ -104,6 +104,11 @@ func (r Reason) String() string {
 		return "kind " + r.Subject + " changed: " + r.Old + " → " + r.New
 	case ReasonFormat:
 		return "kiln's key format changed: " + r.Old + " → " + r.New
+	case ReasonRun:
+		if r.Subject == "" {
+			return "kiln now seals every run (strict shell, reproducible environment): built by an earlier kiln, it runs once again"
+		}
+		return "run " + r.Subject + " changed: " + r.Old + " → " + r.New
 	case ReasonFailed:
 		return "failed last time: " + r.Detail
 	case ReasonReplace:

@@ -13,6 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/pool"
+	"github.com/kilnbuild/kiln/engine/sandbox"
 	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -49,6 +50,9 @@ type Decider struct {
 	// Pools are the resource pools of this machine: a node that asks for
 	// more than one holds cannot run here. Read-only while deciding.
 	Pools pool.Set
+	// Sandbox is what confines sealed runs here, for the plan to say
+	// (sandbox.Probe); nil says nothing.
+	Sandbox *sandbox.Protection
 }
 
 // LockedBuild is what kiln.lock.hcl records of a node's last build.

@@ -1,9 +1,11 @@
 package plan
 
 import (
-	"github.com/kilnbuild/kiln/engine/hash"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // SplitKeyLine splits a key line into its label, subject and value. Labels with a
@@ -20,7 +22,7 @@ func SplitKeyLine(l string) (label, subject, value string) {
 		}
 	}
 	switch label {
-	case "attr", "input", "file", "dep", "fact", "env", "kind", "read", "pin", "program", "from":
+	case "attr", "input", "file", "dep", "fact", "env", "kind", "read", "pin", "program", "from", "run":
 		subject, value, _ = strings.Cut(rest, " ")
 	default:
 		value = rest
@@ -65,12 +67,21 @@ func DiffKeyLines(old, cur []string) []Reason {
 	}
 	var reasons []Reason
 	seen := map[string]bool{}
+	sealedBefore := slices.ContainsFunc(old, func(l string) bool { return strings.HasPrefix(l, "run ") })
 	for _, l := range cur {
 		label, subject, value := SplitKeyLine(l)
 		id := label + " " + subject
 		seen[id] = true
 		was, ok := before[id]
 		if ok && was == value {
+			continue
+		}
+		if label == "run" && !sealedBefore && len(old) > 0 {
+			// A record an older kiln made, before runs were sealed: one
+			// reason for the whole contract.
+			if !slices.ContainsFunc(reasons, func(r Reason) bool { return r.Kind == ReasonRun && r.Subject == "" }) {
+				reasons = append(reasons, Reason{Kind: ReasonRun})
+			}
 			continue
 		}
 		if label == "attr" && ok {
@@ -100,6 +111,8 @@ func DiffKeyLines(old, cur []string) []Reason {
 			r = Reason{Kind: ReasonPin, Subject: subject, Old: before[id], New: "(none)"}
 		case "program":
 			r = Reason{Kind: ReasonProgram, Subject: subject, Old: programText(before[id]), New: "(none: a shell string)"}
+		case "run":
+			r = Reason{Kind: ReasonRun, Subject: subject, Old: before[id], New: "(unset)"}
 		}
 		reasons = append(reasons, r)
 	}
@@ -150,6 +163,11 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 		return Reason{Kind: ReasonProgram, Subject: subject, Old: programText(old), New: programText(cur)}
 	case "kind":
 		return Reason{Kind: ReasonNodeKind, Subject: subject, Old: old, New: cur}
+	case "run":
+		if !existed {
+			old = "(unset)"
+		}
+		return Reason{Kind: ReasonRun, Subject: subject, Old: old, New: cur}
 	case "format":
 		return Reason{Kind: ReasonFormat, Old: old, New: cur}
 	}

@@ -121,6 +121,7 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 		in.facts = dec.Probe.KeyLines
 	}
 	in.program = dec.Program
+	in.run = runLines(p, n)
 	return in, pending, nil
 }
 

@@ -26,6 +26,7 @@ type keyInputs struct {
 	deps    []upstream
 	facts   [][2]string       // probe key lines
 	program string            // the resolved program (ResolveProgram), or ""
+	run     [][2]string       // the contract of a sealed run (runLines): label, value
 	env     map[string]string // env() reads
 	paths   pathNormaliser
 	// secret keys the hash that stands for sensitive values; nil means the
@@ -125,6 +126,9 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 	}
 	if in.program != "" {
 		k.Add("program", in.program)
+	}
+	for _, l := range in.run {
+		k.Add(l[0], l[1])
 	}
 	envNames := make([]string, 0, len(in.env))
 	for n := range in.env {

@@ -10,6 +10,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/pool"
+	"github.com/kilnbuild/kiln/engine/sandbox"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -20,6 +21,9 @@ type Plan struct {
 	Forget  []string    // addresses in state that left the configuration
 	Moved   []Moved     // records that moved blocks hand to a new address
 	Pools   pool.Set    // the pools the nodes were decided against
+	// Sandbox is what confines sealed runs on this machine (sandbox.Probe),
+	// when the plan was made for it; nil otherwise.
+	Sandbox *sandbox.Protection
 }
 
 // Moved is one node's records moving from one address to another.
@@ -55,7 +59,7 @@ func (p *Plan) HasChanges() bool {
 // plan lists the decisions in the graph's order.
 func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.Diagnostics) {
 	vals := NewValues()
-	pl := &Plan{Pools: d.Pools}
+	pl := &Plan{Pools: d.Pools, Sandbox: d.Sandbox}
 	order := dag.Graph.Order()
 	decided := make([][]*Decision, len(dag.Nodes)) // by vertex
 	nodeDiags := make([]hcl.Diagnostics, len(dag.Nodes))

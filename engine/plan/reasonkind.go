@@ -31,6 +31,7 @@ const (
 	ReasonProgram          ReasonKind = "program"            // the program the command runs changed
 	ReasonReplace          ReasonKind = "replace"            // -replace names the node
 	ReasonRestore          ReasonKind = "restore"            // an earlier result with the key is in the store
+	ReasonRun              ReasonKind = "run"                // how the node's processes run changed: its shell, the reproducible environment (Subject: which; empty: runs are sealed since the record was made)
 	ReasonResume           ReasonKind = "resume"             // an interrupted run with the same key is resumed (Detail: its run folder)
 	ReasonService          ReasonKind = "service"            // a service is down (Detail: what its probe found)
 	ReasonSlurmJob         ReasonKind = "slurm_job"          // a Slurm job submitted earlier builds the key (Subject: its id)

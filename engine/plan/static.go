@@ -58,6 +58,7 @@ func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *h
 	for _, d := range n.Deps {
 		in.deps = append(in.deps, upstream{addr: d.String(), out: p.OutPath(d)})
 	}
+	in.run = runLines(p, n)
 	key, _, err := keyLines(in)
 	if err != nil {
 		return nil, hcl.Diagnostics{nodeError(n, "Cannot encode "+n.Addr.String(), err.Error())}

@@ -33,6 +33,12 @@ func (e *ExitError) ExitCode() int { return e.Code }
 // While it runs, the group is registered (see Started): KillAll reaches it,
 // and the context's Tracker journals it.
 func Run(ctx context.Context, cmd *exec.Cmd, grace time.Duration) error {
+	return RunWith(ctx, cmd, grace, nil)
+}
+
+// RunWith is Run with start starting cmd (a sandbox's Start); nil is
+// cmd.Start.
+func RunWith(ctx context.Context, cmd *exec.Cmd, grace time.Duration, start func(*exec.Cmd) error) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -40,7 +46,10 @@ func Run(ctx context.Context, cmd *exec.Cmd, grace time.Duration) error {
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = grace
 	}
-	if err := cmd.Start(); err != nil {
+	if start == nil {
+		start = (*exec.Cmd).Start
+	}
+	if err := start(cmd); err != nil {
 		return err
 	}
 	pgid := cmd.Process.Pid

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/pool"
 )
@@ -24,6 +25,16 @@ type PlanJSON struct {
 	Moved         []plan.Moved   `json:"moved"`
 	Blocked       []BlockedJSON  `json:"blocked"`
 	Pools         []PoolJSON     `json:"pools"`
+	// Sandbox is what confines the runs of this machine, when the plan
+	// runs an exec or service node.
+	Sandbox *SandboxJSON `json:"sandbox,omitempty"`
+}
+
+// SandboxJSON is the protection sealed runs have on this machine.
+type SandboxJSON struct {
+	Enforced bool   `json:"enforced"`           // confined (Landlock), not only checked after each run
+	Landlock int    `json:"landlock,omitempty"` // the kernel's Landlock ABI version
+	Message  string `json:"message"`            // what it guarantees, or why there is no more
 }
 
 // PoolJSON is a resource pool the plan was made against.
@@ -75,6 +86,8 @@ type ChangeJSON struct {
 	// Protected: the action would replace a protected node's result, so
 	// apply refuses it unless -replace names the node.
 	Protected bool `json:"protected,omitempty"`
+	// Unsandboxed is the sandbox_reason of a node with sandbox = false.
+	Unsandboxed string `json:"unsandboxed,omitempty"`
 	// LastDuration is the recorded duration of the node's last good run, in
 	// seconds, when there is one.
 	LastDuration float64 `json:"last_duration_s,omitempty"`
@@ -127,6 +140,12 @@ func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) 
 			c.DecidedAfter = append(c.DecidedAfter, a.String())
 		}
 		c.TempRemoved, c.Protected = d.TempRemoved, d.Protected
+		if _, sealed := d.Kind.(kind.Sealed); sealed && d.Action.Runs() {
+			c.Unsandboxed = d.Node.Meta.Unsandboxed
+			if pr := pl.Sandbox; pr != nil && m.Sandbox == nil {
+				m.Sandbox = &SandboxJSON{Enforced: pr.Enforced(), Landlock: pr.Landlock, Message: pr.String()}
+			}
+		}
 		if d.Record.Good() && d.Record.Duration > 0 {
 			c.LastDuration = d.Record.Duration.Seconds()
 		}

@@ -51,6 +51,9 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 		for _, r := range ch.Reasons {
 			fmt.Fprintf(w, "    %s\n", r.Message)
 		}
+		if ch.Unsandboxed != "" {
+			fmt.Fprintf(w, "    %s\n", c.action("!")("unsandboxed (sandbox = false): %s", ch.Unsandboxed))
+		}
 		if b := blockedOf(m, ch.Address); b != nil {
 			where := "see below"
 			if b.Cause != b.Address {
@@ -69,6 +72,9 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 	writeDevices(w, m, c)
 	writeBlocked(w, m, c)
 	writeMismatches(w, m, c)
+	if m.Sandbox != nil {
+		fmt.Fprintf(w, "\nSealed runs: %s.\n", m.Sandbox.Message)
+	}
 	fmt.Fprintf(w, "\n%s\n", Summary(m))
 	fmt.Fprintln(w, c.dim(Legend(m)))
 }

@@ -35,6 +35,9 @@ type Options struct {
 	Jobs  int
 	Slurm SlurmOptions
 	Cache CacheOptions
+	// Writable are paths every sealed run may write on this host besides
+	// its own (sandbox.HostWritable); they never enter a key.
+	Writable []string
 }
 
 // Applier applies a pipeline. Its Decider's state must be the one Writer

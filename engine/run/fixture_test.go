@@ -103,6 +103,11 @@ func prepareApply(t *testing.T, dir string, opts run.Options) func(context.Conte
 	if opts.Parallelism == 0 {
 		opts.Parallelism = 4
 	}
+	if opts.Writable == nil {
+		// The tests count and step runs by files in the pipeline folder,
+		// which a sealed run may write only as a host's writable path.
+		opts.Writable = []string{dir}
+	}
 	a := &run.Applier{Decider: o.decider, DAG: o.dag, Writer: w, Options: opts}
 	return func(ctx context.Context) (*run.Result, error) {
 		res, err := a.Apply(ctx)

@@ -66,6 +66,19 @@ func RunJob(ctx context.Context, spec *job.Spec, kinds map[string]kind.Kind, log
 		Env:      plan.MergeEnv(append([]string(nil), spec.Env...), passed(os.Environ(), spec.PassEnv)...),
 		Log:      log,
 		Previous: spec.Previous,
+		Shell:    spec.Shell,
+		Sandbox:  spec.Sandbox,
+	}
+	if spec.Sealed {
+		tmp, err := makeRunTemp()
+		if err != nil {
+			return fail(err)
+		}
+		defer removeRunTemp(tmp)
+		b.Env = plan.MergeEnv(b.Env, tempEnv(tmp)...)
+		if b.Sandbox != nil {
+			b.Sandbox.Write = append(b.Sandbox.Write, tmp)
+		}
 	}
 	r, err := k.Build(ctx, b)
 	if err != nil {

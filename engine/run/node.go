@@ -304,6 +304,12 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 	base, _ := plan.NodeEnv(n, a.vals, ev)
 	env := plan.MergeEnv(base, append(resourceEnv(granted), "KILN_OUT="+dir)...)
 	env = plan.MergeEnv(env, deviceEnv(held, a.Options.Pools)...)
+	remote := d.Pipeline.Executor(n.Meta.Executor) != nil
+	sealed, err := a.seal(dec, dir, cfg, !remote)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer sealed.remove()
 	var prev *kind.Record
 	if dec.Record.Good() {
 		prev = d.Records.KindRecord(dec.Record)
@@ -315,6 +321,9 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 		Env:      env,
 		Log:      log,
 		Previous: prev,
+	}
+	if sealed != nil {
+		b.Env, b.Shell, b.Sandbox = sealed.env(env), sealed.contract.Shell, sealed.policy
 	}
 	var lastErr error
 	attempts := 0
@@ -354,7 +363,7 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 		if err == nil {
 			return &built{result: keepPins(dec.Kind, &unpinned, r)}, attempts, nil
 		}
-		lastErr = err
+		lastErr = sealed.explain(err, n.Addr, d.Pipeline.Root, log.Tail())
 		if cause := context.Cause(actx); cause != nil && ctx.Err() == nil && !errors.Is(err, cause) {
 			lastErr = fmt.Errorf("%w (%v)", cause, err)
 		}

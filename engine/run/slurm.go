@@ -152,6 +152,7 @@ func (x *slurmExec) submit(ctx context.Context, r *slurmRun, submission int) (sl
 		KilnVersion: r.version, Addr: r.node.Addr.String(), Kind: r.kind.Name(), KindVersion: r.kind.Version(), Key: r.key,
 		Root: b.Root, Out: b.Out, State: b.State, Dir: b.Dir, Resumed: b.Resumed, Env: b.Env,
 		PassEnv: jobPassEnv, Previous: b.Previous, Result: filepath.Join(jobDir, "result.json"),
+		Shell: b.Shell, Sealed: b.Shell != nil, Sandbox: b.Sandbox,
 	}
 	if err := spec.SetConfig(b.Config); err != nil {
 		return slurm.Job{}, fmt.Errorf("encoding the node for its job: %w", err)

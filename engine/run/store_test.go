@@ -42,20 +42,24 @@ func TestApplyOutputsMustStayInside(t *testing.T) {
 	if err := os.MkdirAll(outside, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	unsealed := "  sandbox = false\n  sandbox_reason = \"writes through a link\"\n"
 	tests := []struct {
 		name, command, outputs, want string
+		extra                        string
 	}{
-		{"dot dot", "echo x > ../escape.txt", `["../escape.txt"]`, "outside the pipeline folder"},
-		{"absolute", "echo x > " + outside + "/abs.txt", `["` + outside + `/abs.txt"]`, "outside the pipeline folder"},
-		{"symlink", "ln -sfn " + outside + " link && echo x > link/f", `["link/f"]`, "through a symlink"},
-		{"symlinked folder", "ln -sfn " + outside + " link2", `["link2"]`, "through a symlink"},
-		{"state folder", "echo x > .kiln/x", `[".kiln/x"]`, "outside the pipeline folder"},
-		{"missing", "true", `["never-made"]`, "was not created by the command"},
+		{"dot dot", "echo x > ../escape.txt", `["../escape.txt"]`, "outside the pipeline folder", ""},
+		{"absolute", "echo x > " + outside + "/abs.txt", `["` + outside + `/abs.txt"]`, "outside the pipeline folder", ""},
+		// Sealed, the write through the link is refused as it is made.
+		{"symlink", "ln -sfn " + outside + " link && echo x > link/f", `["link/f"]`, "wrote " + outside + "/f, outside its result", ""},
+		{"symlink unsealed", "ln -sfn " + outside + " link && echo x > link/f", `["link/f"]`, "through a symlink", unsealed},
+		{"symlinked folder", "ln -sfn " + outside + " link2", `["link2"]`, "through a symlink", ""},
+		{"state folder", "echo x > .kiln/x", `[".kiln/x"]`, "outside the pipeline folder", ""},
+		{"missing", "true", `["never-made"]`, "was not created by the command", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(base, strings.ReplaceAll(tt.name, " ", "-"), "pipeline")
-			writeFiles(t, dir, map[string]string{"pipeline.hcl": fmt.Sprintf("exec \"a\" {\n  command = %q\n  outputs = %s\n}\n", tt.command, tt.outputs)})
+			writeFiles(t, dir, map[string]string{"pipeline.hcl": fmt.Sprintf("exec \"a\" {\n  command = %q\n  outputs = %s\n%s}\n", tt.command, tt.outputs, tt.extra)})
 			r := result(t, apply(t, context.Background(), dir, run.Options{}), "exec.a")
 			if r.Outcome != run.Failed || r.Err == nil || !strings.Contains(r.Err.Error(), tt.want) {
 				t.Fatalf("outcome %s, error %v; want failed with %q", r.Outcome, r.Err, tt.want)

@@ -68,16 +68,18 @@ var haveBash = sync.OnceValue(func() bool {
 	return err == nil
 })
 
-// KeyLines are the contract's lines of a node's key, as label and value.
-// The private home and temporary folders differ from run to run, so the
-// key says they are private, not where they are.
+// KeyLines are the contract's lines of a node's key, as label and value:
+// each value is a subject (shell, env.NAME, umask) and what it is. The
+// private home and temporary folders differ from run to run, so the key
+// says they are private, not where they are.
 func (c Contract) KeyLines() [][2]string {
 	lines := [][2]string{{"run", "shell " + strings.Join(c.Shell, " ")}}
 	for _, kv := range c.Env {
-		lines = append(lines, [2]string{"run", "env " + kv})
+		name, value, _ := strings.Cut(kv, "=")
+		lines = append(lines, [2]string{"run", "env." + name + " " + value})
 	}
 	return append(lines,
-		[2]string{"run", "env HOME (private, unless the node sets it)"},
-		[2]string{"run", "env TMPDIR (private)"},
+		[2]string{"run", "env.HOME (private, unless the node sets it)"},
+		[2]string{"run", "env.TMPDIR (private)"},
 		[2]string{"run", fmt.Sprintf("umask %03o", Umask)})
 }

@@ -9,12 +9,18 @@ import (
 // refusals are the words a program writes beside a path it was refused.
 var refusals = []string{"Permission denied", "Read-only file system", "Operation not permitted"}
 
+// Denial is a path a run was refused.
+type Denial struct {
+	Path string // absolute, as the program named it
+	Real string // with the links of the folders above it followed, as the kernel checked it
+}
+
 // Denied are the paths a run's log lines say it was refused that the policy
-// refuses (a path it may write, refused for another reason, is not one), as
-// absolute paths in the order they first appear; dir is the folder the run
-// started in, which relative paths are taken from.
-func (p *Policy) Denied(lines []string, dir string) []string {
-	var out []string
+// refuses (a path it may write, refused for another reason, is not one), in
+// the order they first appear; dir is the folder the run started in, which
+// relative paths are taken from.
+func (p *Policy) Denied(lines []string, dir string) []Denial {
+	var out []Denial
 	seen := map[string]bool{}
 	for _, line := range lines {
 		if !refused(line) {
@@ -24,11 +30,15 @@ func (p *Policy) Denied(lines []string, dir string) []string {
 			return r == ' ' || r == '\t' || r == '\'' || r == '"' || r == '`' || r == '‘' || r == '’'
 		}) {
 			path, ok := pathIn(word, dir)
-			if !ok || seen[path] || p.Writable(path) {
+			if !ok || seen[path] {
+				continue
+			}
+			real := resolved(path)
+			if p.Writable(real) {
 				continue
 			}
 			seen[path] = true
-			out = append(out, path)
+			out = append(out, Denial{Path: path, Real: real})
 		}
 	}
 	return out
@@ -60,4 +70,15 @@ func pathIn(word, dir string) (string, bool) {
 		}
 	}
 	return path, true
+}
+
+// resolved is path with the links of the folders above it followed, as the
+// kernel checked it: a write through a link into another folder is refused
+// there.
+func resolved(path string) string {
+	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return path
+	}
+	return filepath.Join(parent, filepath.Base(path))
 }

@@ -24,6 +24,10 @@
 // system state (unshare CLONE_FS) to set the run's umask without touching
 // kiln's own.
 //
+// The names in the pipeline folder may be listed (a shell glob or a
+// listdir over declared inputs needs that); the contents of a file there
+// may be read only when it is declared.
+//
 // Landlock allows paths, it cannot deny a folder inside an allowed one: the
 // pipeline folder is hidden by allowing, at each folder from / down to it,
 // every entry but the one on the way. The folders on that way stay

@@ -132,6 +132,10 @@ func (p *Policy) rules() (*ruleset, error) {
 	for _, path := range outside {
 		add = append(add, func() error { return allow(path, readRights|rightIoctlDev) })
 	}
+	// The pipeline folder's names may be listed, as a shell glob or a
+	// listdir over declared inputs needs; what its files hold may not be
+	// read unless declared.
+	add = append(add, func() error { return allow(p.Root, unix.LANDLOCK_ACCESS_FS_READ_DIR) })
 	for _, path := range p.Read {
 		add = append(add, func() error { return allow(path, readRights) })
 	}

@@ -83,6 +83,7 @@ func TestPolicyConfinesARun(t *testing.T) {
 		{"write the pipeline folder", "echo x > new.txt", false},
 		{"change a declared input", "echo x >> declared.txt", false},
 		{"read an undeclared file", "cat undeclared.txt", false},
+		{"list the pipeline folder", "ls . .kiln > /dev/null && echo *.txt | grep -q undeclared", true},
 		{"write outside the pipeline folder", "echo x > " + filepath.Dir(root) + "/escaped", false},
 		{"move its result into an upstream's", "mv .kiln/store/me/r2/.keep .kiln/store/up/r1/", false},
 	} {
@@ -136,7 +137,10 @@ func TestDeniedReadsTheLog(t *testing.T) {
 		"cannot open " + root + "/.kiln/store/me/r2/busy: Permission denied", // writable: another cause
 		"plain line naming " + root + "/undeclared.txt",
 	}
-	got := p.Denied(lines, root)
+	var got []string
+	for _, d := range p.Denied(lines, root) {
+		got = append(got, d.Path)
+	}
 	want := []string{root + "/.kiln/store/up/r1/x.bai", root + "/undeclared.txt", root + "/configs/ppo.yaml", "/opt/elsewhere"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Denied = %q\nwant %q", got, want)

@@ -16,6 +16,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/kilnbuild/kiln/engine/proc"
+	"github.com/kilnbuild/kiln/engine/sandbox"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -45,15 +46,22 @@ func (*Kind) Portable() bool { return true }
 // is not pushed; the engine checks).
 func (*Kind) Shareable() bool { return true }
 
-// Command returns the argv a configuration runs.
-func Command(cfg cty.Value) ([]string, error) {
+// Sealed: the engine seals every run (engine/sandbox).
+func (*Kind) Sealed() {}
+
+// Command returns the argv a configuration runs: a string command appended
+// to shell (nil for /bin/sh -c), a list as it is.
+func Command(cfg cty.Value, shell []string) ([]string, error) {
 	v := cfg.GetAttr("command")
 	if v.IsNull() {
 		return nil, errors.New("command is empty")
 	}
 	switch t := v.Type(); {
 	case t == cty.String:
-		return []string{"/bin/sh", "-c", v.AsString()}, nil
+		if len(shell) == 0 {
+			shell = []string{"/bin/sh", "-c"}
+		}
+		return append(slices.Clone(shell), v.AsString()), nil
 	case t.IsListType() || t.IsTupleType():
 		var argv []string
 		for it := v.ElementIterator(); it.Next(); {
@@ -90,10 +98,11 @@ func Outputs(cfg cty.Value) ([]string, error) {
 }
 
 func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
-	argv, err := Command(b.Config)
+	argv, err := Command(b.Config, b.Shell)
 	if err != nil {
 		return nil, err
 	}
+	shellCommand := b.Config.GetAttr("command").Type() == cty.String
 	dir, env, err := placeAndEnv(b.Config, b.Root, b.Env)
 	if err != nil {
 		return nil, err
@@ -116,14 +125,22 @@ func (k *Kind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 	cmd.Stdin = nil
 	cmd.Stdout = b.Log
 	cmd.Stderr = b.Log
-	if err := proc.Run(ctx, cmd, k.Grace); err != nil {
+	if err := proc.RunWith(ctx, cmd, k.Grace, starter(b.Sandbox)); err != nil {
 		var exit *proc.ExitError
-		if errors.As(err, &exit) && exit.Code == 127 && len(argv) == 3 && argv[0] == "/bin/sh" {
+		if errors.As(err, &exit) && exit.Code == 127 && shellCommand {
 			return nil, fmt.Errorf("%w (the shell could not find a command: see the log)", err)
 		}
 		return nil, err
 	}
 	return &kind.Result{Outputs: outputs}, nil
+}
+
+// starter starts a command under policy, or as it is without one.
+func starter(policy *sandbox.Policy) func(*osexec.Cmd) error {
+	if policy == nil {
+		return nil
+	}
+	return policy.Start
 }
 
 // placeAndEnv is where a configuration runs its command (dir, relative to

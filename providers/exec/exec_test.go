@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/sandbox"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -41,6 +42,7 @@ func TestCommand(t *testing.T) {
 		wantErr string
 	}{
 		{"string runs in a shell", cty.StringVal("echo hi | tr a-z A-Z"), []string{"/bin/sh", "-c", "echo hi | tr a-z A-Z"}, ""},
+		{"string runs in the shell given", cty.StringVal("false | cat"), []string{"bash", "-euo", "pipefail", "-c", "false | cat"}, ""},
 		{"list runs directly", cty.ListVal([]cty.Value{cty.StringVal("echo"), cty.StringVal("a b")}), []string{"echo", "a b"}, ""},
 		{"tuple runs directly", cty.TupleVal([]cty.Value{cty.StringVal("ls"), cty.StringVal("-l")}), []string{"ls", "-l"}, ""},
 		{"empty list", cty.ListValEmpty(cty.String), nil, "empty list"},
@@ -52,7 +54,11 @@ func TestCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Command(config(tt.command, nil))
+			var shell []string
+			if strings.HasPrefix(tt.name, "string runs in the shell given") {
+				shell = sandbox.StrictShell
+			}
+			got, err := Command(config(tt.command, nil), shell)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Command() = %q, %v; want error containing %q", got, err, tt.wantErr)

@@ -16,7 +16,7 @@ func (*Kind) Program(n *kind.Node) (name, dir string, env []string, ok bool) {
 	if n.Env == nil || !ok {
 		return "", "", nil, false
 	}
-	argv, err := Command(cfg)
+	argv, err := Command(cfg, nil)
 	if err != nil {
 		return "", "", nil, false
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/sandbox"
 	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
@@ -41,8 +42,16 @@ type Spec struct {
 	// PassEnv names variables of the job's own environment that reach the
 	// node's processes: what the batch system sets for the job (SLURM_*
 	// matched by prefix, the visible-devices variables).
-	PassEnv  []string     `json:"pass_env,omitempty"`
-	Previous *kind.Record `json:"previous,omitempty"`
+	PassEnv []string `json:"pass_env,omitempty"`
+	// Shell is what a string command is appended to, for a sealed kind.
+	Shell []string `json:"shell,omitempty"`
+	// Sealed: the job makes the run's private temporary folder on its
+	// machine (TMPDIR, and HOME unless Env sets it).
+	Sealed bool `json:"sealed,omitempty"`
+	// Sandbox is the policy the run starts under (its temporary folder
+	// added where the job makes it); nil runs it unconfined.
+	Sandbox  *sandbox.Policy `json:"sandbox,omitempty"`
+	Previous *kind.Record    `json:"previous,omitempty"`
 	// Result is the path the job writes its Result to.
 	Result string `json:"result"`
 }

@@ -1,0 +1,33 @@
+package plan
+
+import (
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/sandbox"
+)
+
+// ContractOf is what a run of n starts from (engine/sandbox): its shell,
+// else the pipeline's, and the reproducible environment. nil for a kind
+// the engine does not seal.
+func ContractOf(p *config.Pipeline, n *config.Node) *sandbox.Contract {
+	if n.Block == nil {
+		return nil
+	}
+	if _, ok := n.Block.Kind.(kind.Sealed); !ok {
+		return nil
+	}
+	shell := n.Meta.Shell
+	if shell == nil {
+		shell = p.Shell
+	}
+	c := sandbox.NewContract(shell)
+	return &c
+}
+
+// runLines are the key lines of n's contract, if any.
+func runLines(p *config.Pipeline, n *config.Node) [][2]string {
+	if c := ContractOf(p, n); c != nil {
+		return c.KeyLines()
+	}
+	return nil
+}

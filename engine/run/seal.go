@@ -1,0 +1,215 @@
+package run
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/sandbox"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// sealedRun is what one run of a sealed node starts from: its private
+// temporary folder (its HOME as well, unless the node sets one), the
+// environment of its contract, and the policy that confines it (nil for a
+// node with sandbox = false).
+type sealedRun struct {
+	contract *sandbox.Contract
+	policy   *sandbox.Policy
+	tmp      string
+	owners   map[string]addr.Node // an upstream's stable path and run folder → the upstream
+	cwd      string
+}
+
+// seal prepares the sealed run of dec's node in its run folder dir, with
+// the configuration cfg it runs: nil for a kind the engine does not seal.
+// local is false for a run on another machine (a Slurm job), which makes
+// its temporary folder there (RunJob). remove it once the run has ended.
+func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool) (*sealedRun, error) {
+	p := a.Decider.Pipeline
+	n := dec.Node
+	contract := plan.ContractOf(p, n)
+	if contract == nil {
+		return nil, nil
+	}
+	s := &sealedRun{contract: contract, cwd: p.Root, owners: map[string]addr.Node{}}
+	if local {
+		var err error
+		if s.tmp, err = makeRunTemp(); err != nil {
+			return nil, err
+		}
+	}
+	r := attr.Read(cfg)
+	workdir := r.String("dir")
+	outputs := r.Strings("outputs")
+	if workdir != "" {
+		s.cwd = absPath(p.Root, workdir)
+	}
+	if n.Meta.Unsandboxed != "" {
+		return s, nil
+	}
+	policy := &sandbox.Policy{Root: p.Root, Write: append([]string{dir}, a.Options.Writable...)}
+	if s.tmp != "" {
+		policy.Write = append(policy.Write, s.tmp)
+	}
+	for _, o := range outputs {
+		policy.Write = append(policy.Write, writableOutput(absPath(p.Root, o)))
+	}
+	for _, in := range dec.Inputs {
+		policy.Read = append(policy.Read, absPath(p.Root, in[0]))
+	}
+	if workdir != "" {
+		policy.Read = append(policy.Read, s.cwd)
+	}
+	for _, up := range upstreamClosure(p, n) {
+		stable := p.OutPath(up)
+		s.owners[stable] = up
+		if target, err := filepath.EvalSymlinks(stable); err == nil {
+			policy.Read = append(policy.Read, target)
+			s.owners[target] = up
+		}
+		if rec, ok := a.Writer.Record(up.String()); ok {
+			for _, o := range rec.Outputs {
+				policy.Read = append(policy.Read, absPath(p.Root, o.Path))
+			}
+		}
+	}
+	s.policy = policy
+	return s, nil
+}
+
+// env is the environment of the run: base with the contract's defaults on
+// top, and the private folders (a remote run adds its own).
+func (s *sealedRun) env(base []string) []string {
+	env := plan.MergeEnv(base, s.contract.Env...)
+	if s.tmp == "" {
+		return env
+	}
+	return plan.MergeEnv(env, tempEnv(s.tmp)...)
+}
+
+// remove removes the run's temporary folder, whatever the run left in it.
+func (s *sealedRun) remove() {
+	if s != nil {
+		removeRunTemp(s.tmp)
+	}
+}
+
+// makeRunTemp makes a run's private temporary folder, with its home
+// folder inside.
+func makeRunTemp() (string, error) {
+	tmp, err := os.MkdirTemp("", "kiln-run-")
+	if err != nil {
+		return "", fmt.Errorf("the run's temporary folder: %w", err)
+	}
+	if err := os.Mkdir(filepath.Join(tmp, "home"), 0o700); err != nil {
+		_ = os.RemoveAll(tmp)
+		return "", fmt.Errorf("the run's home folder: %w", err)
+	}
+	return tmp, nil
+}
+
+// tempEnv points TMPDIR and HOME into a run's private temporary folder;
+// a node's own env may set HOME elsewhere.
+func tempEnv(tmp string) []string {
+	return []string{"TMPDIR=" + tmp, "HOME=" + filepath.Join(tmp, "home")}
+}
+
+// removeRunTemp removes a run's temporary folder, whatever the run left in
+// it (read-only folders included).
+func removeRunTemp(tmp string) {
+	if tmp == "" {
+		return
+	}
+	_ = filepath.WalkDir(tmp, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	_ = os.RemoveAll(tmp)
+}
+
+// writableOutput is the path to allow for an in-place output: the output,
+// or, while it does not exist yet, the nearest folder above it that does,
+// since only an existing path can be allowed. That folder is writable to
+// the run as a whole: the cost of an output whose folder is not there yet.
+func writableOutput(path string) string {
+	for p := path; ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || p == filepath.Dir(p) {
+			return p
+		}
+	}
+}
+
+// upstreamClosure are the nodes n depends on, directly or through others:
+// a run may read each one's result.
+func upstreamClosure(p *config.Pipeline, n *config.Node) []addr.Node {
+	var out []addr.Node
+	seen := map[addr.Node]bool{}
+	var visit func(deps []addr.Node)
+	visit = func(deps []addr.Node) {
+		for _, d := range deps {
+			var nodes []*config.Node
+			if d.Key.All {
+				nodes, _ = p.Expanded(d.Block())
+			} else if u := p.Node(d); u != nil {
+				nodes = []*config.Node{u}
+			}
+			for _, u := range nodes {
+				if seen[u.Addr] {
+					continue
+				}
+				seen[u.Addr] = true
+				out = append(out, u.Addr)
+				visit(u.Deps)
+			}
+		}
+	}
+	visit(n.Deps)
+	return out
+}
+
+// explain adds to a sealed run's failure what its log says it was refused:
+// each path, whose it is, and what to write instead.
+func (s *sealedRun) explain(err error, node addr.Node, root string, log []string) error {
+	if s == nil || s.policy == nil {
+		return err
+	}
+	denied := s.policy.Denied(log, s.cwd)
+	if len(denied) == 0 {
+		return err
+	}
+	var says []string
+	for _, d := range denied {
+		says = append(says, s.refusal(node, root, d))
+	}
+	return fmt.Errorf("%w; the sandbox refused it: %s", err, strings.Join(says, "; "))
+}
+
+// refusal says why the run of node was refused a path, and the way
+// forward.
+func (s *sealedRun) refusal(node addr.Node, root string, d sandbox.Denial) string {
+	rel, path := relPath(root, d.Path), d.Real
+	for owned, up := range s.owners {
+		if within(owned, d.Path) || within(owned, path) {
+			return fmt.Sprintf("%s wrote %s, which is %s's result; results are read-only — write into $KILN_OUT instead (link or copy what it needs from %s there first)", node, rel, up, up)
+		}
+	}
+	switch {
+	case within(filepath.Join(root, ".kiln"), path):
+		return fmt.Sprintf("%s touched %s, kiln's state; a run may write only $KILN_OUT, its outputs and $TMPDIR", node, rel)
+	case within(root, path):
+		if _, err := os.Lstat(path); err == nil && !s.policy.Readable(path) {
+			return fmt.Sprintf("%s read %s, which it does not declare; add it to the node's inputs (inputs = [..., %q]) so that a change to it reruns the node", node, rel, rel)
+		}
+		return fmt.Sprintf("%s wrote %s in the pipeline folder, which is read-only to runs; write into $KILN_OUT, or declare it in outputs = [%q]", node, rel, rel)
+	}
+	return fmt.Sprintf("%s wrote %s, outside its result; a run may write only $KILN_OUT, its outputs and $TMPDIR (allow a path on this host with %s, or set sandbox = false with a sandbox_reason)", node, path, sandbox.WritableEnv)
+}
