@@ -53,4 +53,11 @@
 // uses included (Evaluated.FilesRead), for kiln diff; plan and apply do
 // without, so the functions that read files are made once per pipeline. moved blocks (Moved) and the
 // kiln settings block (strict_lock) are read here; the engine acts on them.
+//
+// Sensitive values carry SensitiveMark (variables declared sensitive, values
+// read with env()), which keys and views honour; a sensitive variable's
+// value also carries a mark naming the variable, and every evaluation of a
+// node refuses it in a command (an attribute named command at any depth: a
+// command line is visible to every user of the machine), with the env form
+// to write instead (sensitive.go).
 package config

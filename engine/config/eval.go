@@ -47,6 +47,7 @@ func (p *Pipeline) EvaluateRun(n *Node, vals Values, selfOut string, granted map
 	}
 	cfg, d := hcldec.Decode(n.Block.Body, n.Block.spec.spec, ctx)
 	diags = append(diags, d...)
+	diags = append(diags, commandSecrets(n, cfg)...)
 	ev := &Evaluated{Config: cfg, EnvRead: rec.env}
 	if a, ok := n.Block.meta["inputs"]; ok && !n.Placeholder() {
 		var d hcl.Diagnostics

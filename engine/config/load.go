@@ -78,6 +78,7 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return p, diags
 	}
+	p.markSensitiveVariables()
 	diags = append(diags, p.analyse()...)
 	if diags.HasErrors() {
 		return p, diags
