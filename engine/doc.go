@@ -2,13 +2,14 @@
 // pipeline, builds its graph and opens its state, store, lock file and
 // caches into a Workspace, which offers plan, apply, destroy, check, lock,
 // outputs and validate over them; QuickCheck (quick.go) answers "is
-// everything up to date?" from a certificate without parsing the pipeline,
-// and GC clears the store. A Workspace keeps its parts unexported: the CLI
-// parses flags, calls a Workspace method and hands the result to a view in
-// engine/render, and what a view reads of a workspace (its root, files,
-// scope, last durations, the plan's graph) are the methods of view.go. The
-// engine never prints: it returns data and reports progress through
-// run.Hooks.
+// everything up to date?" from a certificate without parsing the pipeline
+// (an input holding symlinks is re-checked through what they lead to, never
+// by a stamp of the link), and GC clears the store. A Workspace keeps its
+// parts unexported: the CLI parses flags, calls a Workspace method and hands
+// the result to a view in engine/render, and what a view reads of a
+// workspace (its root, files, scope, last durations, the plan's graph) are
+// the methods of view.go. The engine never prints: it returns data and
+// reports progress through run.Hooks.
 //
 // A saved plan (kiln plan -out) is written and checked here (savedplan.go):
 // apply refuses one whose configuration, state or flags changed since. The

@@ -50,7 +50,15 @@ import (
 // node to the check through the stat cache, which a later settle seals
 // again. The pipeline's files, lock and variable files are sealed the same
 // way (quickCert.Sources), so a check whose seals all hold does not even
-// load the stat cache. The certificate is a checksummed binary file
+// load the stat cache. Inputs are checked as the plan hashes them, their
+// symlinks followed (plan.InputDigest), key files as they are
+// (quickNode.KeyFiles). An input that is or holds a symlink is never
+// sealed, since a seal is an lstat stamp, blind to the file a link leads
+// to: every check reads the link again and stats (not lstats) what it
+// leads to, through the stat cache, whose digest holds only while that
+// file's own signature does — so an edit of a linked data set, even one
+// that keeps its size and mtime, fails the check, and the plan made after
+// it rebuilds. The certificate is a checksummed binary file
 // (quickcert.go). Any
 // doubt — a missing or corrupt certificate, a journal (of the state, or of
 // the runs a dead apply left), a changed byte — falls back to the full plan,
@@ -59,7 +67,7 @@ import (
 // hosts, toolchains, git checkouts, Python environments) and nodes with
 // always_run take the full path every time.
 
-const quickFormat = "kiln-noop-8"
+const quickFormat = "kiln-noop-9"
 
 type quickCert struct {
 	Format  string
@@ -90,10 +98,14 @@ type quickSource struct {
 }
 
 type quickNode struct {
-	Link     string
-	Entry    string
-	Digest   string
+	Link   string
+	Entry  string
+	Digest string
+	// Inputs are the files of the key's input lines, hashed with their
+	// links followed (plan.InputDigest), then the KeyFiles files of its
+	// file lines, hashed as they are (digestAny).
 	Inputs   []quickFile
+	KeyFiles int
 	Globs    []quickGlob
 	Outputs  []string
 	Programs []quickProgram
@@ -441,7 +453,7 @@ func (q *quickSession) checkQuickNode(i int, linksTrusted bool) bool {
 			}
 			reseal()
 		}
-		d, err := digestAny(in.Path, q.statCache())
+		d, err := n.digest(j, q.statCache())
 		if err != nil || d != in.Digest {
 			return false
 		}
@@ -497,6 +509,15 @@ func inputPath(root, subject string) (string, bool) {
 		path = filepath.Join(root, path)
 	}
 	return path, true
+}
+
+// digest hashes the j-th of n's inputs as the key did: an input with its
+// links followed, a key file as it is.
+func (n *quickNode) digest(j int, stat *hash.StatCache) (string, error) {
+	if j >= len(n.Inputs)-n.KeyFiles {
+		return digestAny(n.Inputs[j].Path, stat)
+	}
+	return plan.InputDigest(n.Inputs[j].Path, stat)
 }
 
 func digestAny(p string, stat *hash.StatCache) (string, error) {
@@ -613,17 +634,23 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 			}
 			qn.Outputs = append(qn.Outputs, op)
 		}
+		var keyFiles []quickFile
 		for _, l := range r.KeyLines {
 			label, subject, value := plan.SplitKeyLine(l)
 			switch label {
-			case "input", "file":
+			case "input":
 				if path, ok := inputPath(p.Root, subject); ok {
 					qn.Inputs = append(qn.Inputs, quickFile{Path: path, Digest: value})
+				}
+			case "file":
+				if path, ok := inputPath(p.Root, subject); ok {
+					keyFiles = append(keyFiles, quickFile{Path: path, Digest: value})
 				}
 			case "env":
 				env[subject] = value
 			}
 		}
+		qn.Inputs, qn.KeyFiles = append(qn.Inputs, keyFiles...), len(keyFiles)
 		c.Nodes = append(c.Nodes, qn)
 	}
 	for _, k := range sortedNames(env) {

@@ -96,6 +96,7 @@ func encodeQuickCert(c *quickCert) ([]byte, bool) {
 		w.str(n.Entry)
 		w.str(n.Digest)
 		w.files(n.Inputs)
+		w.uint(uint64(n.KeyFiles))
 		w.uint(uint64(len(n.Globs)))
 		for _, g := range n.Globs {
 			w.str(g.Pattern)
@@ -310,6 +311,11 @@ func decodeQuickCert(data []byte) (*quickCert, bool) {
 		q := &c.Nodes[i]
 		q.Link, q.Entry, q.Digest = r.str(), r.str(), r.str()
 		q.Inputs = r.files()
+		k := r.uint()
+		if k > uint64(len(q.Inputs)) {
+			return nil, false
+		}
+		q.KeyFiles = int(k)
 		if k := r.count(2); k > 0 {
 			q.Globs = make([]quickGlob, k)
 			for j := range q.Globs {

@@ -20,8 +20,9 @@ func sampleCert() *quickCert {
 			{Path: "/p/kiln.lock.hcl"}},
 		Links: &links,
 		Nodes: []quickNode{
-			{Link: "exec.a", Entry: "ab12-r1", Digest: "dig", Inputs: []quickFile{{Path: "/p/in", Digest: "i1"}},
-				InputSeals: []hash.Stamp{{Dev: 3, Ino: 4, Size: 5, Mtime: 6, Ctime: 7}},
+			{Link: "exec.a", Entry: "ab12-r1", Digest: "dig", Inputs: []quickFile{{Path: "/p/in", Digest: "i1"}, {Path: "/p/requirements.txt", Digest: "k1"}},
+				KeyFiles:   1,
+				InputSeals: []hash.Stamp{{Dev: 3, Ino: 4, Size: 5, Mtime: 6, Ctime: 7}, {}},
 				Globs:      []quickGlob{{Pattern: "data/*.txt", Matches: []string{"data/1.txt", "data/é 2.txt"}}},
 				Outputs:    []string{"/p/out.bin"},
 				Programs:   []quickProgram{{Name: "python", Dir: "/p", Path: "/usr/bin:/bin", Line: "program python ..."}},

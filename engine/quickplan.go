@@ -285,7 +285,7 @@ func (q *quickSession) checkNode(n quickNode, linksTrusted bool) (map[string]str
 		if i < len(n.InputSeals) && n.InputSeals[i] != (hash.Stamp{}) && hash.FileHolds(in.Path, n.InputSeals[i]) {
 			continue // its digest is the recorded one
 		}
-		d, err := digestAny(in.Path, q.statCache())
+		d, err := n.digest(i, q.statCache())
 		if err != nil {
 			return nil, false
 		}

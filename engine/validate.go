@@ -44,6 +44,8 @@ func (w *Workspace) Validate() hcl.Diagnostics {
 				// pipeline: a warning here, a failed node at apply.
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Missing input",
 					Detail: fmt.Sprintf("%s: %v; it cannot run, and neither can what depends on it.", n.Addr, err), Subject: n.AttrRange("inputs").Ptr()})
+			} else if bad := (*plan.BadInputError)(nil); errors.As(err, &bad) {
+				problem("Invalid input", "inputs", err)
 			} else {
 				problem("Missing input", "inputs", err)
 			}

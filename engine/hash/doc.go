@@ -21,7 +21,7 @@
 //
 //	d <rel>                          a folder (empty folders count)
 //	f <rel> <x|-> <size> <sha256>    a regular file
-//	l <rel> <target>                 a symlink, never followed
+//	l <rel> <target>                 a symlink, not followed
 //
 // The <sha256> of a file is the SHA-256 of its content when it holds at most
 // ChunkSize (16 MiB) bytes. A larger file is read in chunks of ChunkSize
@@ -42,6 +42,29 @@
 // and targets follow the same quoting rule as key values, and in symlink
 // lines a path containing a space is quoted too, so that "l a b c" cannot mean
 // both a -> "b c" and "a b" -> c. Sockets, devices and fifos are errors.
+//
+// Results are hashed so, their symlinks never followed: a virtualenv is
+// full of links to the interpreter, and what a result is must not depend on
+// files outside it; store digests, lock files and remote cache manifests
+// hold these lines. A node's inputs are hashed with TreeOptions.FollowLinks
+// instead, since a data set linked into a pipeline folder is the data, not
+// the link: every symlink, the root included, is followed and written as
+//
+//	L <rel> <target> f <x|-> <size> <sha256>   a link to a regular file
+//	L <rel> <target> d <sha256>                a link to a folder: its tree digest
+//
+// with the target quoted as a path is when it holds a space, so a link's
+// text and what it leads to both count: pointing it elsewhere changes the
+// digest, and so does editing what it leads to. A linked folder is hashed
+// as a tree of its own, with the same rule (its links followed too). A link
+// that dangles, or that loops — to itself, or to a folder that holds it or
+// one of the links followed on the way to it — is a *LinkError; one to a
+// device, a fifo or a socket is a *NotRegularError that names the link. A tree without links
+// has the same digest either way, so inputs without links keep their keys.
+// The stat cache keys a followed file by the link's path and the stat (not
+// lstat) signature of the file it leads to, so an edit of that file, even
+// one that keeps its size and mtime, is a miss. StatPrintFollow is the
+// matching fingerprint: it stats both the link and what it leads to.
 //
 // File modes are reduced to one bit, executable or not (x when any of the
 // three exec bits is set), as git does. Read and write bits come from each
@@ -71,7 +94,8 @@
 // digest: the stamps of a listed folder's files, or of one file, under
 // which the stat cache vouched for their digests. While they all hold, the
 // digest is what the cache would give again, checked with lstat calls
-// alone (SealHolds, FileHolds).
+// alone (SealHolds, FileHolds). A symlink is never sealed (SealFile
+// refuses one): lstat cannot see the file it leads to.
 //
 // Locking: a StatCache is safe for concurrent use; one RWMutex guards its
 // map. Tree hashes files with a pool of goroutines that share the cache and

@@ -136,22 +136,47 @@ func sameStat(a, b fs.FileInfo) bool {
 	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
+// NotRegularError says that Path is of a kind kiln does not hash: a
+// device, a FIFO or a socket (or, where a regular file was expected, a
+// folder or a symlink).
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+	// Link is the text of the symlink at Path when Mode is that of what it
+	// leads to (TreeOptions.FollowLinks); "" otherwise.
+	Link string
+}
+
+// What names the kind of file, with its article: "a FIFO".
+func (e *NotRegularError) What() string {
+	switch m := e.Mode; {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (fifo)"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+func (e *NotRegularError) Error() string {
+	switch {
+	case e.Mode.IsDir() && e.Link == "":
+		return fmt.Sprintf("hash file %s: is a folder, not a regular file; hash it as a tree", e.Path)
+	case e.Link != "":
+		return fmt.Sprintf("hash %s: is a symlink to %s, which is %s; kiln follows symlinks among inputs only to regular files and folders: remove it, or point it at a file or a folder", e.Path, e.Link, e.What())
+	}
+	return fmt.Sprintf("hash %s: is %s; kiln hashes only regular files, folders and symlinks: remove it or exclude it from the outputs", e.Path, e.What())
+}
+
 // notRegularError says that path is of a kind kiln does not hash.
 func notRegularError(path string, mode fs.FileMode) error {
-	what := "not a regular file"
-	switch {
-	case mode.IsDir():
-		return fmt.Errorf("hash file %s: is a folder, not a regular file; hash it as a tree", path)
-	case mode&fs.ModeSymlink != 0:
-		what = "a symlink"
-	case mode&fs.ModeSocket != 0:
-		what = "a socket"
-	case mode&fs.ModeNamedPipe != 0:
-		what = "a named pipe (fifo)"
-	case mode&fs.ModeCharDevice != 0:
-		what = "a character device"
-	case mode&fs.ModeDevice != 0:
-		what = "a device"
-	}
-	return fmt.Errorf("hash %s: is %s; kiln hashes only regular files, folders and symlinks: remove it or exclude it from the outputs", path, what)
+	return &NotRegularError{Path: path, Mode: mode}
 }

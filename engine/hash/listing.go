@@ -41,7 +41,7 @@ func listFolder(path string, start time.Time) (*Listing, bool) {
 	if !ok || sig.racy(start) {
 		return nil, false
 	}
-	entries, err := listTree(path, nil)
+	entries, err := listTree(path, nil, TreeOptions{})
 	if err != nil {
 		return nil, false
 	}

@@ -24,13 +24,26 @@ type TreeOptions struct {
 	// Read, when set, is increased by the bytes of every file read and
 	// hashed (files the stat cache vouches for are not read).
 	Read *atomic.Int64
-	// Listing, when set and without Exclude, stands for reading the root
-	// folder as long as the folder's stat signature is the listing's.
+	// Listing, when set and without Exclude or FollowLinks, stands for
+	// reading the root folder as long as the folder's stat signature is the
+	// listing's.
 	Listing *Listing
+	// FollowLinks hashes every symlink, the root included, as an 'L' line
+	// that carries both its text and what it leads to: the content of a
+	// regular file, or the tree digest of a folder (hashed with these
+	// options, Exclude aside). A link that dangles or loops is a
+	// *LinkError, one to a device, a FIFO or a socket a *NotRegularError.
+	// A node's inputs are hashed so; results never are (see the package
+	// doc). Without links in the tree, the digest is the same either way.
+	FollowLinks bool
+	// open are the real paths of the folders holding the followed links
+	// that led here, outermost first: a link into one of them is a loop.
+	open []string
 }
 
 // Tree returns the Merkle digest of path: a regular file, a symlink or a
-// folder. Symlinks are never followed. See the package doc for the lines.
+// folder. Symlinks are never followed (TreeWith with FollowLinks does).
+// See the package doc for the lines.
 func Tree(path string, c *StatCache) (Digest, error) {
 	return TreeWith(path, c, TreeOptions{})
 }
@@ -73,13 +86,20 @@ func manifest(path string, c *StatCache, o TreeOptions) ([]Entry, error) {
 	}
 	var entries []Entry
 	switch mode := info.Mode(); {
-	case mode.IsDir() && o.Exclude == nil && o.Listing.vouches(info):
+	case mode.IsDir() && o.Exclude == nil && !o.FollowLinks && o.Listing.vouches(info):
 		// A copy: hashFiles fills in sizes and digests.
 		entries = slices.Clone(o.Listing.Entries)
 	case mode.IsDir():
-		entries, err = listTree(root, o.Exclude)
+		entries, err = listTree(root, c, o)
 	case mode.IsRegular():
 		entries = []Entry{{Path: ".", Kind: 'f'}}
+	case mode&fs.ModeSymlink != 0 && o.FollowLinks:
+		var holder string
+		if holder, err = realFolder(filepath.Dir(root)); err == nil {
+			var e Entry
+			e, err = followLink(root, ".", holder, c, o)
+			entries = []Entry{e}
+		}
 	case mode&fs.ModeSymlink != 0:
 		var target string
 		target, err = os.Readlink(root)
@@ -97,8 +117,11 @@ func manifest(path string, c *StatCache, o TreeOptions) ([]Entry, error) {
 }
 
 // listTree reads the folders under root, one at a time, and returns their
-// entries sorted by path. File sizes, modes and digests are left to hashFiles.
-func listTree(root string, exclude func(string) bool) ([]Entry, error) {
+// entries sorted by path. File sizes, modes and digests are left to
+// hashFiles; links to folders followed (o.FollowLinks) are hashed here.
+func listTree(root string, c *StatCache, o TreeOptions) ([]Entry, error) {
+	exclude := o.Exclude
+	realRoot := "" // root's real path, once a link is followed
 	var entries []Entry
 	pending := []string{"."}
 	for len(pending) > 0 {
@@ -122,6 +145,18 @@ func listTree(root string, exclude func(string) bool) ([]Entry, error) {
 				pending = append(pending, rel)
 			case mode.IsRegular():
 				entries = append(entries, Entry{Path: rel, Kind: 'f'})
+			case mode&fs.ModeSymlink != 0 && o.FollowLinks:
+				if realRoot == "" {
+					var err error
+					if realRoot, err = realFolder(root); err != nil {
+						return nil, err
+					}
+				}
+				e, err := followLink(absPath(root, rel), rel, absPath(realRoot, dir), c, o)
+				if err != nil {
+					return nil, err
+				}
+				entries = append(entries, e)
 			case mode&fs.ModeSymlink != 0:
 				target, err := os.Readlink(absPath(root, rel))
 				if err != nil {
@@ -154,7 +189,7 @@ func absPath(root, rel string) string {
 func hashFiles(root string, entries []Entry, c *StatCache, workers int, read *atomic.Int64) error {
 	var files []int
 	for i, e := range entries {
-		if e.Kind == 'f' {
+		if e.Kind == 'f' || e.Kind == 'L' && e.To == 'f' {
 			files = append(files, i)
 		}
 	}
@@ -203,8 +238,9 @@ func hashFiles(root string, entries []Entry, c *StatCache, workers int, read *at
 	slices.Sort(big)
 	bf := make([]*bigFile, len(big))
 	for k, i := range big {
-		abs := absPath(root, entries[files[i]].Path)
-		bf[k] = &bigFile{path: abs, abs: abs}
+		e := entries[files[i]]
+		abs := absPath(root, e.Path)
+		bf[k] = &bigFile{path: abs, abs: abs, follow: e.Kind == 'L'}
 	}
 	digests, sizes, err := hashBig(bf, c, workers, read)
 	if err != nil {
@@ -217,12 +253,17 @@ func hashFiles(root string, entries []Entry, c *StatCache, workers int, read *at
 	return nil
 }
 
-// hashEntry fills in one file entry; a file of more than ChunkSize bytes
-// that the cache does not vouch for gets only its mode, and big is true:
-// the caller hashes it.
+// hashEntry fills in one file entry, or followed link to a file; a file of
+// more than ChunkSize bytes that the cache does not vouch for gets only its
+// mode, and big is true: the caller hashes it.
 func hashEntry(root string, e *Entry, c *StatCache, read *atomic.Int64) (big bool, err error) {
 	abs := absPath(root, e.Path)
-	info, err := os.Lstat(abs)
+	follow := e.Kind == 'L'
+	statOf := os.Lstat
+	if follow {
+		statOf = os.Stat // the file the link leads to: its stamp, not the link's
+	}
+	info, err := statOf(abs)
 	if err != nil {
 		return false, fmt.Errorf("hash tree: %w", err)
 	}
@@ -239,7 +280,7 @@ func hashEntry(root string, e *Entry, c *StatCache, read *atomic.Int64) (big boo
 		}
 		return true, nil
 	}
-	d, size, err := fileDigest(abs, abs, info, c, false, read)
+	d, size, err := fileDigest(abs, abs, info, c, follow, read)
 	if err != nil {
 		return false, err
 	}

@@ -179,6 +179,11 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 		d.decideMissing(dec, missing)
 		return dec
 	}
+	var bad *BadInputError
+	if errors.As(err, &bad) {
+		dec.Diags = append(dec.Diags, inputsError(n, "Invalid input of "+n.Addr.String(), err))
+		return dec
+	}
 	if err != nil {
 		dec.Diags = append(dec.Diags, nodeError(n, "Cannot compute the key of "+n.Addr.String(), err.Error()))
 		return dec

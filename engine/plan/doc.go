@@ -28,4 +28,17 @@
 //
 // StaticLines, for kiln diff, add what a key holds through the
 // configuration: the lock's pins and the files expressions read.
+//
+// Inputs (inputs.go, inputlinks.go) are hashed with their symlinks
+// followed — an input that is a link, a link inside an input folder, one a
+// glob matches: the input line holds each link's text and the digest of
+// what it leads to (InputDigest), so editing a data set linked into the
+// pipeline folder, or pointing the link elsewhere, changes the key. Key
+// files, instance files and results are hashed as they are (DigestPath,
+// DirDigest): their digests are those of earlier versions. A link that
+// dangles is a missing input (MissingInputError: the node cannot run, the
+// rest of the pipeline plans); a symlink loop, a device, a FIFO or a socket
+// is a BadInputError, a diagnostic at the node's inputs attribute. A glob
+// matches a link to a folder as one input, hashed as that folder, and does
+// not walk into it.
 package plan

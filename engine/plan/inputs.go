@@ -94,7 +94,7 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 		return in, nil, err
 	}
 	for _, f := range files {
-		dg, err := digestPath(f, d.Stat)
+		dg, err := inputDigest(p.Root, f, d.Stat)
 		if err != nil {
 			return in, nil, err
 		}
@@ -151,8 +151,8 @@ func digestPath(p string, c *hash.StatCache) (string, error) {
 	return digestPathRead(p, c, nil)
 }
 
-// DigestPath is the digest a key gives a file or folder: its content's, or
-// its tree's.
+// DigestPath is the digest a key gives a key file, or an instance file: its
+// content's, or its tree's, links not followed. An input's is InputDigest.
 func DigestPath(p string, c *hash.StatCache) (string, error) { return digestPath(p, c) }
 
 // digestPathRead is digestPath that adds the bytes it reads to read.
@@ -180,15 +180,27 @@ func relTo(root, p string) string {
 	return p
 }
 
-// MissingInputError says an input file does not exist, or a glob among the
-// inputs matches nothing. It stops that node only: the plan shows it as
-// unable to run and apply fails it, while the rest of the pipeline goes on.
+// MissingInputError says an input file does not exist, a glob among the
+// inputs matches nothing, or an input is or holds a symlink that dangles.
+// It stops that node only: the plan shows it as unable to run and apply
+// fails it, while the rest of the pipeline goes on.
 type MissingInputError struct {
 	Pattern string
 	Glob    bool
+	// Link is the symlink that dangles, Pattern itself or a file under it
+	// (relative to the pipeline folder where inside it), and Target its
+	// text; "" when the input itself is missing.
+	Link, Target string
 }
 
 func (e *MissingInputError) Error() string {
+	if e.Link != "" {
+		in := ""
+		if e.Link != e.Pattern {
+			in = " (in input " + e.Pattern + ")"
+		}
+		return fmt.Sprintf("input %s%s is a symlink to %s, which does not exist (create it, or remove the link from inputs)", e.Link, in, e.Target)
+	}
 	if e.Glob {
 		return fmt.Sprintf("input %s matches no file", e.Pattern)
 	}
@@ -198,8 +210,12 @@ func (e *MissingInputError) Error() string {
 // ResolveInputs expands input patterns (files, folders, globs with * ? [..]
 // and ** for any number of folders) relative to root into sorted absolute
 // paths. A literal path that does not exist, or a glob that matches nothing,
-// is an error naming it. Only the pattern is matched: root itself may hold
-// characters that look like glob syntax.
+// is an error naming it (a *MissingInputError), as is a path that is a
+// symlink that dangles; one that is a device, a FIFO, a socket, a symlink
+// loop or a link to one of those is a *BadInputError. A glob matches a
+// symlink to a folder as a path (hashed as that folder), but does not walk
+// into it. Only the pattern is matched: root itself may hold characters
+// that look like glob syntax.
 func ResolveInputs(root string, patterns []string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
@@ -216,13 +232,22 @@ func ResolveInputs(root string, patterns []string) ([]string, error) {
 		}
 		if !strings.ContainsAny(rel, "*?[") {
 			abs := filepath.Join(base, rel)
-			if _, err := os.Lstat(abs); err != nil {
+			fi, err := os.Lstat(abs)
+			if err != nil {
 				return nil, &MissingInputError{Pattern: pat}
+			}
+			if err := checkResolved(root, abs, fi.Mode()); err != nil {
+				return nil, err
 			}
 			add(abs)
 			continue
 		}
-		matches, err := glob(base, rel)
+		matches, err := glob(root, base, rel)
+		var missing *MissingInputError
+		var bad *BadInputError
+		if errors.As(err, &missing) || errors.As(err, &bad) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", pat, err)
 		}
@@ -238,9 +263,10 @@ func ResolveInputs(root string, patterns []string) ([]string, error) {
 }
 
 // glob returns the files under base whose slash path relative to base
-// matches pattern, where ** stands for zero or more folders. The walk starts
-// at the longest literal folder prefix of the pattern.
-func glob(base, pattern string) ([]string, error) {
+// matches pattern, where ** stands for zero or more folders, each checked
+// as checkResolved checks an input of the pipeline at root. The walk
+// starts at the longest literal folder prefix of the pattern.
+func glob(root, base, pattern string) ([]string, error) {
 	segs := strings.Split(pattern, "/")
 	for _, s := range segs {
 		if s != "**" {
@@ -279,6 +305,9 @@ func glob(base, pattern string) ([]string, error) {
 			return nil
 		}
 		if matchSegments(rest, strings.Split(rel, "/")) {
+			if err := checkResolved(root, p, e.Type()); err != nil {
+				return err
+			}
 			out = append(out, p)
 		}
 		return nil

@@ -18,7 +18,9 @@ import (
 )
 
 // TestQuickCheckAgreesWithPlan is a property: after random edits of a
-// pipeline's world — input files, files matched by a glob, a patch, a file
+// pipeline's world — input files, files matched by a glob, a patch, the
+// file an input symlink leads to, a file in a folder an input symlink
+// leads to, the symlink pointed elsewhere, a file
 // read with file(), a file whose existence sets a count, a variable, a
 // variable read with env(), the lock file — the no-change certificate says
 // "up to date" only when the full plan does, and the plan made from it and
@@ -79,6 +81,11 @@ exec "c" {
 exec "d" {
   command = "echo ${exec.a.digest} > $KILN_OUT/d"
 }
+
+exec "l" {
+  command = "cat data/l.txt data/ls/x.txt > $KILN_OUT/l"
+  inputs  = ["data/l.txt", "data/ls"]
+}
 `,
 		"data/a.txt":        "a\n",
 		"data/c.txt":        "c\n",
@@ -90,6 +97,20 @@ exec "d" {
 	for name, content := range files {
 		write(t, dir, name, content)
 	}
+	// Inputs that are symlinks to a file and a folder outside the pipeline.
+	ext := t.TempDir()
+	write(t, ext, "t1.txt", "t1 0\n")
+	write(t, ext, "t2.txt", "t2 0\n")
+	write(t, ext, "set/x.txt", "x 0\n")
+	pointLink := func(name, target string) {
+		p := filepath.Join(dir, name)
+		_ = os.Remove(p)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pointLink("data/l.txt", filepath.Join(ext, "t1.txt"))
+	pointLink("data/ls", filepath.Join(ext, "set"))
 	vars := map[string]string{}
 	opts := func() engine.Options {
 		return engine.Options{Path: dir, Kinds: []kind.Kind{exec.New()}, Vars: vars}
@@ -139,6 +160,13 @@ exec "d" {
 		{"variable", func(r *rand.Rand) { vars["v"] = fmt.Sprint(r.IntN(3)) }},
 		{"env()", func(r *rand.Rand) { t.Setenv(env, []string{"fast", "slow", "fast"}[r.IntN(3)]) }},
 		{"result in its run folder, same size and mtime", editResult},
+		{"file an input link leads to, same size and mtime", func(r *rand.Rand) {
+			keepingTimes(t, filepath.Join(ext, "t1.txt"), func() { write(t, ext, "t1.txt", fmt.Sprintf("t1 %d\n", r.IntN(3))) })
+		}},
+		{"file in a folder an input link leads to", func(r *rand.Rand) { write(t, ext, "set/x.txt", fmt.Sprintf("x %d\n", r.IntN(3))) }},
+		{"input link pointed elsewhere", func(r *rand.Rand) {
+			pointLink("data/l.txt", filepath.Join(ext, []string{"t1.txt", "t2.txt"}[r.IntN(2)]))
+		}},
 		{"lock pins", func(r *rand.Rand) {
 			write(t, dir, "kiln.lock.hcl", fmt.Sprintf("version = 1\n\npin \"exec.a\" {\n  checksum = \"sha256:%064d\"\n}\n", r.IntN(2)))
 		}},
@@ -218,6 +246,20 @@ func write(t *testing.T, dir, name, content string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keepingTimes runs edit, which writes path, and sets path's mtime back to
+// what it was: only its change time tells.
+func keepingTimes(t *testing.T, path string, edit func()) {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit()
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -32,12 +32,12 @@ func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *h
 		paths: pathNormaliser{state: p.StateDir, root: p.Root}, unknownOK: true}
 	files, err := ResolveInputs(p.Root, KeyedInputs(p.StateDir, ev.Inputs))
 	if err != nil {
-		return nil, hcl.Diagnostics{nodeError(n, "Cannot resolve inputs of "+n.Addr.String(), err.Error())}
+		return nil, hcl.Diagnostics{inputsError(n, "Cannot resolve inputs of "+n.Addr.String(), err)}
 	}
 	for _, f := range files {
-		dg, err := digestPath(f, stat)
+		dg, err := inputDigest(p.Root, f, stat)
 		if err != nil {
-			return nil, hcl.Diagnostics{nodeError(n, "Cannot hash an input of "+n.Addr.String(), err.Error())}
+			return nil, hcl.Diagnostics{inputsError(n, "Cannot hash an input of "+n.Addr.String(), err)}
 		}
 		in.inputs = append(in.inputs, [2]string{relTo(p.Root, f), dg})
 	}

@@ -16,7 +16,8 @@
 // Around a run: the run and every process group it starts are journaled
 // (state.RunLog, through proc.WithTracker) before they can do anything, so
 // that a later apply can stop what a dead one left; the node's inputs are
-// fingerprinted by stat before the run and checked after it (inputWatch),
+// fingerprinted by stat before the run and checked after it (inputWatch,
+// through their symlinks to what they lead to, as their keys are),
 // so a result is never recorded under the key of content the run may not
 // have read; and the node's output is read to its end even when its log
 // file cannot be written (nodeLog), the failure reported in

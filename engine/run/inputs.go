@@ -17,7 +17,9 @@ import (
 // that moved (a write, even one that put the old content back) fails the
 // node. A file last changed moments before the run began may change again
 // without its fingerprint moving (timestamps are coarse), so its content is
-// hashed again after the run as well.
+// hashed again after the run as well. Inputs are fingerprinted and hashed
+// with their symlinks followed, as their key lines were (an edit of the
+// file a link leads to moves the print); key files as they are.
 type inputWatch struct {
 	root    string
 	dec     *plan.Decision
@@ -34,17 +36,17 @@ const racyWindow = 2 * time.Second
 func watchInputs(root string, dec *plan.Decision, stat *hash.StatCache) (*inputWatch, error) {
 	w := &inputWatch{root: root, dec: dec}
 	start := time.Now()
-	for _, in := range dec.Inputs {
+	for i, in := range dec.Inputs {
 		p := absPath(root, in[0])
-		print, newest, err := hash.StatPrint(p)
+		print, newest, err := inputPrint(dec, i, p)
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w (run kiln apply again)", in[0], err)
 		}
 		w.prints = append(w.prints, print)
 		w.racy = append(w.racy, newest.After(start.Add(-racyWindow)))
 	}
-	for _, in := range dec.Inputs {
-		dg, err := plan.DigestPath(absPath(root, in[0]), stat)
+	for i, in := range dec.Inputs {
+		dg, err := inputDigest(dec, i, absPath(root, in[0]), stat)
 		if err != nil || dg != in[1] {
 			return nil, fmt.Errorf("input %s changed after kiln computed the key of %s (%s → %s); run kiln apply again", in[0], dec.Node.Addr, short(in[1]), short(dg))
 		}
@@ -60,7 +62,7 @@ func (w *inputWatch) check() error {
 	a := w.dec.Node.Addr
 	for i, in := range w.dec.Inputs {
 		p := absPath(w.root, in[0])
-		print, _, err := hash.StatPrint(p)
+		print, _, err := inputPrint(w.dec, i, p)
 		if err != nil {
 			return fmt.Errorf("input %s is gone after %s ran (%v): its result is not recorded; run kiln apply again", in[0], a, err)
 		}
@@ -68,7 +70,7 @@ func (w *inputWatch) check() error {
 			return fmt.Errorf("input %s was written while %s ran: its result is not recorded under the key of the content before (run kiln apply again once the input is settled)", in[0], a)
 		}
 		if w.racy[i] {
-			if dg, err := plan.DigestPath(p, nil); err != nil || dg != in[1] {
+			if dg, err := inputDigest(w.dec, i, p, nil); err != nil || dg != in[1] {
 				return fmt.Errorf("input %s was written while %s ran (%s → %s): its result is not recorded; run kiln apply again", in[0], a, short(in[1]), short(dg))
 			}
 		}
@@ -87,6 +89,23 @@ func (w *inputWatch) check() error {
 		}
 	}
 	return nil
+}
+
+// inputPrint is the fingerprint of dec's i-th input at p: an input (one of
+// the first InputCount) with its links followed, a key file as it is.
+func inputPrint(dec *plan.Decision, i int, p string) (string, time.Time, error) {
+	if i < dec.InputCount {
+		return hash.StatPrintFollow(p)
+	}
+	return hash.StatPrint(p)
+}
+
+// inputDigest is the digest of dec's i-th input at p, as its key line has it.
+func inputDigest(dec *plan.Decision, i int, p string, stat *hash.StatCache) (string, error) {
+	if i < dec.InputCount {
+		return plan.InputDigest(p, stat)
+	}
+	return plan.DigestPath(p, stat)
 }
 
 func absPath(root, p string) string {
