@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -17,9 +18,13 @@ import (
 type GCOptions struct {
 	DryRun    bool
 	OlderThan time.Duration
+	// Kinds are asked for the files of their own they keep in the state
+	// folder (kind.Collector): a fetch's partial downloads.
+	Kinds []kind.Kind
 }
 
-// GCEntry is one run folder gc removed (or would remove).
+// GCEntry is one run folder gc removed (or would remove), or a kind's
+// leftover (no Key; Entry its path in the state folder).
 type GCEntry struct {
 	Key   string
 	Entry string // KEY-RUN; for a path outside the store's layout, that path
@@ -50,7 +55,10 @@ type GCKept struct {
 // GC removes run folders that no node's record points at: earlier results
 // kept for a revert (History), older than o.OlderThan; failed, interrupted and
 // superseded runs; and anything left from an earlier store layout. A folder a
-// resumable node may resume in is kept. It holds the apply lock meanwhile.
+// resumable node may resume in is kept. Then each kind that keeps files of
+// its own in the state folder removes what no build needs (kind.Collector:
+// a fetch's refused and stale partial downloads). It holds the apply lock
+// meanwhile, so no apply is using any of it.
 func GC(dir string, o GCOptions) (*GCReport, error) {
 	host, _ := os.Hostname()
 	lock, err := state.AcquireLock(dir, state.Holder{PID: os.Getpid(), Host: host, Started: time.Now().UTC(), Command: "kiln gc"})
@@ -82,6 +90,9 @@ func GC(dir string, o GCOptions) (*GCReport, error) {
 	}
 	if err == nil {
 		err = gcLinks(dir, store, rep, o.DryRun)
+	}
+	if err == nil {
+		err = gcKinds(dir, rep, o)
 	}
 	if err != nil {
 		return rep, err
@@ -185,6 +196,31 @@ func collect(s *state.State, store *state.Store, w *state.Writer, o GCOptions) (
 		}
 	}
 	return rep, nil
+}
+
+// gcKinds asks each kind that keeps files in the state folder to collect
+// them, and reports what it removed and kept.
+func gcKinds(dir string, rep *GCReport, o GCOptions) error {
+	co := kind.CollectOptions{DryRun: o.DryRun, OlderThan: o.OlderThan, Now: time.Now()}
+	for _, k := range o.Kinds {
+		c, ok := k.(kind.Collector)
+		if !ok {
+			continue
+		}
+		left, err := c.Collect(dir, co)
+		for _, l := range left {
+			if l.Kept {
+				rep.KeptEntries = append(rep.KeptEntries, GCKept{Entry: l.Path, Addr: k.Name(), Why: l.Why})
+				continue
+			}
+			rep.Removed = append(rep.Removed, GCEntry{Entry: l.Path, Addr: l.Why, Size: l.Size})
+			rep.Freed += l.Size
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", k.Name(), err)
+		}
+	}
+	return nil
 }
 
 func duSize(root string) int64 {

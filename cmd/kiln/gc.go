@@ -37,7 +37,7 @@ func runGC(c *cli, args []string) int {
 		c.fail(err)
 		return 1
 	}
-	rep, err := engine.GC(dir, engine.GCOptions{DryRun: a.dryRun, OlderThan: a.olderThan})
+	rep, err := engine.GC(dir, engine.GCOptions{DryRun: a.dryRun, OlderThan: a.olderThan, Kinds: kinds()})
 	if err != nil {
 		c.fail(err)
 		return 1

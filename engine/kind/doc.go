@@ -19,8 +19,9 @@
 // a Slurm job), Shareable (results may go through a remote cache), Checker
 // (errors visible in the configuration alone), Documented (its schema as
 // data, for kiln help), ProgramRunner (the program it runs is found and
-// keyed at plan time) and ProgressReporter (how far its transfers are, for
-// the live status). IsService, IsPortable and IsShareable answer for a
+// keyed at plan time), ProgressReporter (how far its transfers are, for
+// the live status) and Collector (files of its own in the state folder that
+// kiln gc removes, such as a fetch's stale partial downloads). IsService, IsPortable and IsShareable answer for a
 // Kind; the engine never asks a kind's Name what it can do.
 //
 // A kind reads its decoded configuration with engine/kind/attr, builds its

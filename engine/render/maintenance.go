@@ -42,19 +42,28 @@ func GC(w io.Writer, rep *engine.GCReport, dryRun bool) {
 		verb = "would remove"
 	}
 	for _, e := range rep.Removed {
-		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, short12(e.Key), e.Addr, human.Bytes(e.Size))
+		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, gcName(e.Key, e.Entry), e.Addr, human.Bytes(e.Size))
 	}
 	for _, l := range rep.Links {
 		fmt.Fprintf(w, "%s link %s (its entry is gone)\n", verb, l)
 	}
 	for _, e := range rep.KeptEntries {
-		fmt.Fprintf(w, "kept %s (%s): %s\n", short12(e.Key), e.Addr, e.Why)
+		fmt.Fprintf(w, "kept %s (%s): %s\n", gcName(e.Key, e.Entry), e.Addr, e.Why)
 	}
 	entries := "entries"
 	if len(rep.Removed) == 1 {
 		entries = "entry"
 	}
 	fmt.Fprintf(w, "%s %d %s, %s; kept %d in use.\n", strings.ToUpper(verb[:1])+verb[1:], len(rep.Removed), entries, human.Bytes(rep.Freed), rep.Kept)
+}
+
+// gcName names what gc removed or kept: a store entry by its short key, a
+// kind's leftover (no key) by its path in the state folder.
+func gcName(key, entry string) string {
+	if key == "" {
+		return entry
+	}
+	return short12(key)
 }
 
 // Recovered says what kiln found of an apply that died and what it did

@@ -32,7 +32,14 @@
 // nothing. A partial file survives a failure (stall, cut connection, Ctrl-C)
 // and the next run resumes it with Range and If-Range (the ETag or
 // Last-Modified of the first answer); a server answering 200 restarts it. A
-// checksum mismatch or an exceeded max_bytes deletes it. There is no total
+// checksum mismatch or an exceeded max_bytes deletes it. A verified archive
+// whose extraction was refused stays, marked by <name>.refused, so that a
+// build with other limits extracts it without downloading it again. kiln gc
+// (Collect, a kind.Collector) removes a refused one at once and an
+// interrupted one once no byte has come for ResumeFor (7 days) or for
+// -older-than; it holds the apply lock, so no build is resuming it. The
+// partial files are opened without following a symbolic link planted at
+// their names (engine/nolink). There is no total
 // timeout: a transfer ends only when no byte arrives for stall_timeout
 // (default 60s) or the engine cancels ctx; only the hub's small listing
 // answer must arrive within stall_timeout as a whole. max_bytes bounds each url

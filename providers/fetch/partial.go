@@ -16,12 +16,19 @@ import (
 // partial is the resumable download of one URL:
 // <state>/fetch/partial/<sha256(url)>, with the server's validator (ETag or
 // Last-Modified) beside it in <same>.validator so a resume is only accepted
-// for the same remote content.
+// for the same remote content, and, once the verified archive's extraction
+// was refused, <same>.refused saying why (see collect.go).
 type partial struct {
 	path      string
 	validator string
 	release   func()
 }
+
+// Suffixes of the files beside a partial download.
+const (
+	validatorSuffix = ".validator"
+	refusedSuffix   = ".refused"
+)
 
 // partialLocks serialises the builds in this process that download the same
 // URL; two applies never run at once (the state lock), so no file lock is
@@ -54,7 +61,7 @@ func openPartial(ctx context.Context, state, rawURL string) (*partial, error) {
 	}
 	return &partial{
 		path:      p,
-		validator: p + ".validator",
+		validator: p + validatorSuffix,
 		release:   func() { <-ch },
 	}, nil
 }
@@ -82,6 +89,14 @@ func (p *partial) saveValidator(v string) error {
 func (p *partial) discard() {
 	os.Remove(p.path)
 	os.Remove(p.validator)
+	os.Remove(p.path + refusedSuffix)
+}
+
+// refuse marks the verified download as one whose extraction was refused:
+// a later build with other limits extracts it again without downloading it,
+// and kiln gc removes it (collect.go). why is the refusal.
+func (p *partial) refuse(why error) {
+	_ = nolink.WriteFile(p.path+refusedSuffix, []byte(why.Error()+"\n"), 0o644)
 }
 
 // publish moves the verified download to dst.
@@ -97,6 +112,7 @@ func (p *partial) publish(dst string) error {
 		return fmt.Errorf("move the download into %s: %w", dst, err)
 	}
 	os.Remove(p.validator)
+	os.Remove(p.path + refusedSuffix)
 	return nil
 }
 

@@ -57,6 +57,8 @@ func (f *Fetch) buildPlain(ctx context.Context, b *kind.Build, c *config) (*kind
 		if err := extractArchive(p.path, format, b.Dir, lim, b.Log); err != nil {
 			if c.checksum == "" {
 				p.discard() // unverified: fetch it again rather than trust it
+			} else {
+				p.refuse(err)
 			}
 			return nil, fmt.Errorf("extract %s (from %s): %w", c.filename, c.url, err)
 		}
