@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -240,9 +241,17 @@ func exclude(ids IDs, host *Host) (IDs, []Exclusion) {
 	return kept, out
 }
 
+// The bounds of -resource: a count at most MaxCount, and at most
+// MaxDevices ids in a device pool (as in one range of ParseIDs). A count
+// given for a pool block with env makes its first MaxDevices ids at most.
+const (
+	MaxCount   = 1_000_000_000_000
+	MaxDevices = 1 << 16
+)
+
 func firstIDs(n int64) IDs {
 	ids := IDs{}
-	for i := range n {
+	for i := range min(n, MaxDevices) {
 		ids = append(ids, int(i))
 	}
 	return ids
@@ -257,9 +266,14 @@ func ParseResource(s string) (string, Given, error) {
 	if !ok || name == "" || val == "" {
 		return "", Given{}, bad
 	}
-	if n, err := strconv.ParseInt(val, 10, 64); err == nil {
-		if n < 0 {
+	if n, err := strconv.ParseInt(val, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		switch {
+		case n < 0:
 			return "", Given{}, bad
+		case DefaultEnv(name) != "" && n > MaxDevices:
+			return "", Given{}, fmt.Errorf("-resource %s=%s: the %s pool holds at most %d devices", name, val, name, MaxDevices)
+		case n > MaxCount || err != nil:
+			return "", Given{}, fmt.Errorf("-resource %s=%s: a count is at most %d", name, val, int64(MaxCount))
 		}
 		return name, Given{Count: n}, nil
 	}

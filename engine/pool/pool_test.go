@@ -80,6 +80,12 @@ func TestParseResource(t *testing.T) {
 		{"npu", "", Given{}, true},
 		{"=8", "", Given{}, true},
 		{"npu=lots", "", Given{}, true},
+		// A count is bounded: device ids are made for it.
+		{"npu=65536", "npu", Given{Count: 65536}, false},
+		{"npu=99999999999", "", Given{}, true},
+		{"gpu=65537", "", Given{}, true},
+		{"mem_mb=2000000", "mem_mb", Given{Count: 2000000}, false},
+		{"mem_mb=1000000000001", "", Given{}, true},
 	}
 	for _, tt := range tests {
 		name, got, err := ParseResource(tt.in)
@@ -103,6 +109,15 @@ func TestParseResource(t *testing.T) {
 }
 
 func strp(s string) *string { return &s }
+
+// TestResolveBoundsDeviceCount: a count for a pool that exports ids makes
+// at most MaxDevices of them, however large the count.
+func TestResolveBoundsDeviceCount(t *testing.T) {
+	set := Resolve(Sources{Specs: map[string]*Spec{"tpu": {Name: "tpu", Env: strp("TPU_IDS")}}, Given: map[string]Given{"tpu": {Count: MaxCount}}})
+	if p := set["tpu"]; p == nil || p.Size != MaxDevices {
+		t.Fatalf("tpu pool = %+v, want %d devices", p, MaxDevices)
+	}
+}
 
 func TestResolve(t *testing.T) {
 	// An 8-card host whose card 3 reports health Warning.
