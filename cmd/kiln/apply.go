@@ -30,13 +30,32 @@ func applyFlags() (*flag.FlagSet, *applyArgs) {
 	a := &applyArgs{}
 	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
 	a.decideArgs.register(fs)
-	fs.IntVar(&a.parallelism, "parallelism", runtime.NumCPU(), "run at most N nodes at once on this machine")
-	fs.IntVar(&a.jobs, "jobs", 0, "have at most N Slurm jobs submitted and unfinished at once (default: each executor's max_jobs only)")
+	fs.IntVar(&a.parallelism, "parallelism", runtime.NumCPU(), fmt.Sprintf("run at most N nodes at once on this machine (1 to %d)", maxParallelism))
+	fs.IntVar(&a.jobs, "jobs", 0, fmt.Sprintf("have at most N Slurm jobs submitted and unfinished at once (up to %d; default: each executor's max_jobs only)", maxJobs))
 	fs.BoolVar(&a.failFast, "fail-fast", false, "start nothing new after the first failure (default: keep going with independent nodes)")
 	fs.BoolVar(&a.quiet, "quiet", false, "do not stream the nodes' output (it stays in kiln logs ADDR)")
 	fs.IntVar(&a.keepRuns, "keep-runs", history.DefaultKeep, "keep the records of this many runs for kiln report, this one included (0: record none)")
 	fs.BoolVar(&a.check, "check", false, "rebuild built nodes (or the ADDRs given) into a scratch folder and compare digests with kiln.lock.hcl; changes nothing (exit 1 on a mismatch)")
 	return fs, a
+}
+
+// The bounds of -parallelism and -jobs: far above what one machine runs
+// or one cluster queues, and low enough that the scheduler's tables for
+// them stay small.
+const (
+	maxParallelism = 4096
+	maxJobs        = 100000
+)
+
+// checkCounts refuses a -parallelism or -jobs outside its bounds.
+func (a *applyArgs) checkCounts() error {
+	if a.parallelism < 1 || a.parallelism > maxParallelism {
+		return fmt.Errorf("-parallelism %d: run from 1 to %d nodes at once (the default is this machine's %d CPUs)", a.parallelism, maxParallelism, runtime.NumCPU())
+	}
+	if a.jobs < 0 || a.jobs > maxJobs {
+		return fmt.Errorf("-jobs %d: have from 1 to %d Slurm jobs at once, or leave -jobs out for each executor's max_jobs", a.jobs, maxJobs)
+	}
+	return nil
 }
 
 func init() {
@@ -47,6 +66,9 @@ func init() {
 func runApply(c *cli, args []string) int {
 	fs, a := applyFlags()
 	pos, err := parse(fs, args)
+	if err == nil {
+		err = a.checkCounts()
+	}
 	if err != nil {
 		fmt.Fprintln(c.stderr, "kiln apply:", err)
 		return 1

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 
 	"github.com/kilnbuild/kiln/engine/config"
@@ -62,6 +64,26 @@ func runHelp(c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stderr, "kiln help: no command, block or function %q%s\nkiln help lists the commands, kiln help language the kinds, blocks and functions.\n", topic, didYouMean(topic, helpTopics(ref)))
 	return 1
+}
+
+// helpAsked reports whether args ask for the command's help (-h, -help or
+// --help, where the command's flags are read), which is then printed to
+// stdout with exit status 0, as every CLI does. The hidden commands serve
+// scripts and take no help flag.
+func helpAsked(cmd *command, args []string) bool {
+	if cmd.hidden {
+		return false
+	}
+	if mk := flagSets[cmd.name]; mk != nil {
+		_, err := parse(mk(), args)
+		return errors.Is(err, flag.ErrHelp)
+	}
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *cli) commandHelp(cmd *command) {

@@ -68,6 +68,10 @@ func (c *cli) main(args []string) int {
 		fmt.Fprintf(c.stderr, "kiln: unknown command %q%s\nRun kiln help for the list of commands.\n", name, didYouMean(name, commandNames()))
 		return 1
 	}
+	if helpAsked(cmd, args[1:]) {
+		c.commandHelp(cmd)
+		return 0
+	}
 	return cmd.run(c, args[1:])
 }
 
