@@ -1,6 +1,8 @@
 package addr
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -68,9 +70,37 @@ func (n Node) Less(o Node) bool {
 	return n.Key.String() < o.Key.String()
 }
 
+// MaxFileName is the longest FileName, in bytes. File systems hold names of
+// 255 bytes, and kiln adds up to 27 to a FileName for the files beside it
+// (a log's ".log", a link's temporary ".link-" and 16 hex digits, a Slurm
+// job folder's "-KEY-TIME"); the rest is room to spare.
+const MaxFileName = 200
+
+// fileNameHash is how many hex digits of the SHA-256 of the whole name end
+// a shortened FileName: 128 bits, so two addresses never share one.
+const fileNameHash = 32
+
 // FileName is the address as one path element: characters outside
 // [A-Za-z0-9._-] in the instance key are written as %XX, brackets kept.
+// A name longer than MaxFileName (a for_each key that is a long file path)
+// is shortened, the same way every time: its first bytes, "~" and 32 hex
+// digits of the SHA-256 of the whole name, MaxFileName bytes in all. No
+// other name holds "~" (a key's ~ is written %7E), so a shortened name never
+// equals the name of another address.
 func (n Node) FileName() string {
+	full := n.fullFileName()
+	if len(full) <= MaxFileName {
+		return full
+	}
+	sum := sha256.Sum256([]byte(full))
+	cut := MaxFileName - 1 - fileNameHash
+	if i := strings.LastIndexByte(full[:cut], '%'); i >= cut-2 {
+		cut = i // do not split a %XX
+	}
+	return full[:cut] + "~" + hex.EncodeToString(sum[:])[:fileNameHash]
+}
+
+func (n Node) fullFileName() string {
 	s := n.Kind + "." + n.Name
 	if !n.Key.Set {
 		return s
