@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -60,7 +61,11 @@ func runFmt(c *cli, args []string) int {
 			return 1
 		}
 		// Refuse to rewrite a file that does not parse: the diagnostics say where.
-		if _, diags := hclsyntax.ParseConfig(src, f, hcl.InitialPos); diags.HasErrors() {
+		diags := config.CheckNesting(src, f, false)
+		if !diags.HasErrors() {
+			_, diags = hclsyntax.ParseConfig(src, f, hcl.InitialPos)
+		}
+		if diags.HasErrors() {
 			render.Diagnostics(c.stderr, nil, diags, 100, false)
 			return 1
 		}

@@ -237,6 +237,9 @@ func fileFunctions(root string, record func(what, path, seen string)) map[string
 			if err != nil {
 				return cty.NilVal, err
 			}
+			if diags := CheckNesting(b, name, true); diags.HasErrors() {
+				return cty.NilVal, diags
+			}
 			expr, diags := hclsyntax.ParseTemplate(b, name, hcl.InitialPos)
 			if diags.HasErrors() {
 				return cty.NilVal, diags

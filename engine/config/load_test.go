@@ -264,6 +264,15 @@ func FuzzLoad(f *testing.F) {
 		"locals { x = 1 }\nexec \"b\" {\n for_each = toset([\"a\"])\n command = \"${each.key}${local.x}\"\n depends_on = [exec.c]\n}\nexec \"c\" { command = exec.b[\"a\"].out }",
 		"output \"o\" { value = exec.a.out }\nexec \"a\" { command = \"x\" }",
 		"exec \"a\" { command = exec.a.out }",
+		// Deep nesting: refused before the parser recurses.
+		"exec \"a\" {\n command = " + strings.Repeat("(", 3000) + "\"x\"" + strings.Repeat(")", 3000) + "\n}",
+		"exec \"a\" { command = \"" + strings.Repeat("${\"", 1500) + "x" + strings.Repeat("\"}", 1500) + "\" }",
+		"exec \"a\" {\n command = <<EOT\n" + strings.Repeat("%{ if true }", 1200) + strings.Repeat("%{ endif }", 1200) + "\nEOT\n}",
+		"locals {\n x = " + strings.Repeat("[{a = ", 600) + "1" + strings.Repeat("}]", 600) + "\n}",
+		"exec \"a\" { command = \"" + strings.Repeat("((", 2000) + "\" } # " + strings.Repeat("[", 2000),
+		// Long names: a node name and for_each keys past a file name's 255 bytes.
+		"exec \"" + strings.Repeat("n", 300) + "\" { command = \"x\" }",
+		"exec \"a\" {\n for_each = toset([\"" + strings.Repeat("/data/x", 50) + "\", \"" + strings.Repeat("~", 300) + "\"])\n command = each.key\n}",
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -279,6 +288,9 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		for _, n := range p.Nodes {
+			if name := n.Addr.FileName(); len(name) > addr.MaxFileName || strings.ContainsAny(name, "/\x00") {
+				t.Errorf("%.60s: FileName %.60q is not one short path element", n.Addr, name)
+			}
 			p.Evaluate(n, staticValues{p}, "/out")
 		}
 	})

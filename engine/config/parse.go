@@ -42,8 +42,12 @@ func parseHCLFile(filename string) (*hcl.File, hcl.Diagnostics) {
 }
 
 // ParseHCL parses an HCL file's bytes as hclsyntax.ParseConfig does from
-// its start, in pieces when it is large.
+// its start, in pieces when it is large. A file nested deeper than
+// MaxNesting is refused before the parser sees it.
 func ParseHCL(src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
+	if diags := CheckNesting(src, filename, false); diags.HasErrors() {
+		return &hcl.File{Body: hcl.EmptyBody(), Bytes: src}, diags
+	}
 	if f, ok := parsePieces(src, filename, pieceSize); ok {
 		return f, nil
 	}

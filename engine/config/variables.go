@@ -133,6 +133,9 @@ func rawValue(s, origin string) func(ty cty.Type) (cty.Value, hcl.Diagnostics) {
 		if ty == cty.String || ty == cty.DynamicPseudoType && !looksStructured(s) {
 			return cty.StringVal(s), nil
 		}
+		if diags := CheckNesting([]byte(s), origin, false); diags.HasErrors() {
+			return cty.NilVal, diags
+		}
 		expr, diags := hclsyntax.ParseExpression([]byte(s), origin, hcl.InitialPos)
 		if diags.HasErrors() {
 			if ty.IsPrimitiveType() {

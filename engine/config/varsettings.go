@@ -1,11 +1,14 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -196,7 +199,10 @@ type fileValue struct {
 func readVarFile(path string) (map[string]fileValue, hcl.Diagnostics) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read variables file", Detail: err.Error()}}
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read variables file", Detail: varFileProblem(path, err)}}
+	}
+	if diags := CheckNesting(src, path, false); diags.HasErrors() {
+		return nil, diags
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".yaml", ".yml":
@@ -220,6 +226,30 @@ func readVarFile(path string) (map[string]fileValue, hcl.Diagnostics) {
 		out[name] = fileValue{value: func(cty.Type) (cty.Value, hcl.Diagnostics) { return expr.Value(nil) }, subject: a.NameRange.Ptr()}
 	}
 	return out, diags
+}
+
+// varFileProblem says why a -var-file could not be read, and what to do.
+func varFileProblem(path string, err error) string {
+	abs, _ := filepath.Abs(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("-var-file %s: there is no such file (%s). Check the name: a relative path is read from the folder kiln runs in, not the pipeline's.", path, abs)
+	case errors.Is(err, syscall.EISDIR):
+		hint := "name a file in it"
+		var files []string
+		for _, pat := range []string{"*.json", "*.yaml", "*.yml", "*.tfvars", "*.hcl"} {
+			m, _ := filepath.Glob(filepath.Join(path, pat))
+			files = append(files, m...)
+		}
+		if len(files) > 0 {
+			sort.Strings(files)
+			hint = "name a file in it, such as -var-file " + files[0]
+		}
+		return fmt.Sprintf("-var-file %s is a folder; %s. A variables file is JSON (.json), YAML (.yaml) or HCL name = value lines.", path, hint)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("-var-file %s: permission denied; make the file readable by this user (chmod u+r %s).", path, path)
+	}
+	return fmt.Sprintf("-var-file %s: %v.", path, err)
 }
 
 func readYAMLVars(path string, src []byte) (map[string]fileValue, hcl.Diagnostics) {

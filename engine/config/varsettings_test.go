@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,5 +105,26 @@ exec "a" { command = "echo ${var.train.n_est} ${var.name}" }
 				t.Errorf("error %q does not mention %q", diags.Error(), c.want)
 			}
 		})
+	}
+}
+
+// TestVarFileProblemsSayWhatToDo: a -var-file that is missing or a folder
+// is named with what to do, not as a bare OS error.
+func TestVarFileProblemsSayWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "vars")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, folder, "prod.json", `{}`)
+	for _, c := range []struct{ file, want string }{
+		{filepath.Join(dir, "nope.tfvars"), "there is no such file"},
+		{filepath.Join(dir, "nope.tfvars"), "a relative path is read from the folder kiln runs in"},
+		{folder, "is a folder; name a file in it, such as -var-file " + filepath.Join(folder, "prod.json")},
+	} {
+		_, diags := load(t, `exec "a" { command = "x" }`, Options{VarFiles: []string{c.file}})
+		if !strings.Contains(diags.Error(), "-var-file "+c.file) || !strings.Contains(diags.Error(), c.want) {
+			t.Errorf("-var-file %s: %s, want %q", c.file, diags.Error(), c.want)
+		}
 	}
 }
