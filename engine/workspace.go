@@ -117,7 +117,7 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 	w.moveInMemory(moves)
 	scope, err := dag.Scope(o.Targets)
 	if err != nil {
-		return w, diags, err
+		return w, diags, w.withSuggestion(err, o.Targets)
 	}
 	w.scope = scope
 	replace := map[addr.Node]bool{}
@@ -134,7 +134,7 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 			replace[r], found = true, true
 		}
 		if !found {
-			return w, diags, fmt.Errorf("-replace %s: no such node in the pipeline", r)
+			return w, diags, w.withSuggestion(fmt.Errorf("-replace %s: no such node in the pipeline", r), []addr.Node{r})
 		}
 	}
 	w.decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.state, Store: w.store, Stat: w.stat, Records: w.records, Replace: replace, Pins: w.lock.Pins, MovedFrom: movedFrom(moves), Targeted: len(o.Targets) > 0, Locked: lockedBuilds(w.lock)}

@@ -88,6 +88,7 @@ func (c *cli) diags(w *engine.Workspace, diags hcl.Diagnostics, noColor bool) {
 
 // fail prints an error with what the user can do about it.
 func (c *cli) fail(err error) {
+	err = engine.ExplainStateError(err)
 	var de *run.DiagError
 	if errors.As(err, &de) {
 		render.Diagnostics(c.stderr, nil, de.Diags, 100, false)
