@@ -18,6 +18,10 @@ type NodeLogs struct {
 	// (after a restore, the log of the build that made that result); ""
 	// when kiln has no record of a result.
 	Current string
+	// Failed is the log of the node's last failed run, when its record
+	// holds a failure: with no result yet, the log kiln logs shows; beside
+	// a result (a rerun failed, the earlier result stays), one of Others.
+	Failed string
 	// Others are the logs of every other run, newest first: failed runs,
 	// and builds whose results are not linked now.
 	Others []string
@@ -34,8 +38,12 @@ func Logs(dir string, a addr.Node) (NodeLogs, error) {
 		return out, err
 	}
 	root := filepath.Dir(dir)
-	if r := s.Records[a.String()]; r.Good() && r.Log != "" {
+	r := s.Records[a.String()]
+	if r.Good() && r.Log != "" {
 		out.Current = absTo(root, r.Log)
+	}
+	if r != nil && r.Failure != nil && r.Failure.Log != "" {
+		out.Failed = absTo(root, r.Failure.Log)
 	}
 	entries, err := os.ReadDir(run.LogDir(dir, a))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	flagSets["logs"] = func() *flag.FlagSet { fs, _ := logsFlags(); return fs }
-	register(&command{name: "logs", summary: "print the log of a node's current result", usage: "kiln logs [-previous] ADDR [PATH]", run: runLogs})
+	register(&command{name: "logs", summary: "print the log of a node's current result, or of its failed run", usage: "kiln logs [-previous] ADDR [PATH]", run: runLogs})
 }
 
 func logsFlags() (*flag.FlagSet, *bool) {
@@ -59,11 +59,24 @@ func runLogs(c *cli, args []string) int {
 		}
 		file = logs.Others[0]
 	}
+	if file == "" && logs.Failed != "" {
+		// The hint after a failure is "kiln logs ADDR": with no result to
+		// show, the failed run's log is what the user came for.
+		fmt.Fprintf(c.stderr, "kiln logs: %s has no result yet; this is the log of its failed run\n", a)
+		file = logs.Failed
+	}
 	if file == "" {
 		fmt.Fprintf(c.stderr, "kiln logs: %s has no result yet%s\n", a, otherLogs(logs, a))
 		return 1
 	}
+	if !*prev && logs.Current != "" && logs.Failed != "" && len(logs.Others) > 0 && logs.Others[0] == logs.Failed {
+		defer fmt.Fprintf(c.stderr, "kiln logs: this is the log of %s's current result; its last run failed: kiln logs -previous %s shows that run's log\n", a, a)
+	}
 	f, err := os.Open(file)
+	if err != nil && file == logs.Failed {
+		fmt.Fprintf(c.stderr, "kiln logs: the log of %s's failed run, %s, is gone\n", a, file)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(c.stdout, "The run that made the current result of %s printed nothing.%s\n", a, otherLogs(logs, a))
 		return 0
