@@ -20,22 +20,20 @@ import (
 // files and its kiln.lock.hcl entries. Keys do not change, so the node at
 // the new address is up to date and nothing rebuilds. Plan shows the moves
 // and decides against the moved records; apply makes them, under the apply
-// lock, before any node runs. A moved block whose from has already moved
-// (only to holds records) does nothing, so it can stay in the pipeline.
+// lock, before any node runs. A moved block with nothing recorded under its
+// from does nothing, as in Terraform: whether from has already moved (only
+// to holds records) or was never built here (a fresh checkout, with no
+// .kiln), so the block can stay in the pipeline.
 
 // findMoves lists the records the pipeline's moved blocks move. A move
-// whose from and to both hold state records is an error, and so is one
-// whose from names nothing kiln recorded while to holds nothing either.
+// whose from and to both hold state records is an error.
 func (w *Workspace) findMoves() ([]plan.Moved, hcl.Diagnostics) {
 	var moves []plan.Moved
 	var diags hcl.Diagnostics
 	for _, m := range w.pipeline.Moved {
 		found := w.recordedUnder(m, m.From)
 		if len(found) == 0 {
-			if len(w.recordedUnder(m, m.To)) == 0 {
-				diags = append(diags, movedError(m, fmt.Sprintf("Nothing is recorded under %s, in the state or in %s, so there is nothing to move to %s. Check the address, or remove the moved block.", m.From, "kiln.lock.hcl", m.To)))
-			}
-			continue
+			continue // nothing to move
 		}
 		for _, from := range found {
 			to := m.To
