@@ -3,10 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -381,24 +379,29 @@ func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 	}
 	if v, ok := get("resources", cty.Map(cty.Number)); ok {
 		n.Meta.Resources = map[string]int64{}
-		for k, x := range v.AsValueMap() {
-			i, acc := x.AsBigFloat().Int64()
-			if acc != big.Exact || i < 0 {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid resources", Detail: fmt.Sprintf("resources.%s must be a whole number, zero or more.", k), Subject: meta["resources"].Expr.Range().Ptr()})
+		m := v.AsValueMap()
+		for _, k := range sortedKeys(m) {
+			i, whole := wholeNumber(m[k], 0, MaxResource)
+			if !whole {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid resources", Detail: fmt.Sprintf("resources.%s = %s: an amount is a whole number from 0 to %d.", k, numberText(m[k]), int64(MaxResource)), Subject: meta["resources"].Expr.Range().Ptr()})
 				continue
 			}
 			n.Meta.Resources[k] = i
 		}
 	}
 	if v, ok := get("timeout", cty.String); ok {
-		d, err := time.ParseDuration(v.AsString())
-		if err != nil || d <= 0 {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid timeout", Detail: fmt.Sprintf("timeout %q is not a duration; write it like \"90s\", \"2h\" or \"3h30m\".", v.AsString()), Subject: meta["timeout"].Expr.Range().Ptr()})
+		d, bad := parseTimeout(v.AsString())
+		if bad != "" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid timeout", Detail: bad, Subject: meta["timeout"].Expr.Range().Ptr()})
 		}
 		n.Meta.Timeout = d
 	}
 	if v, ok := get("retries", cty.Number); ok {
-		_ = gocty.FromCtyValue(v, &n.Meta.Retries)
+		i, whole := wholeNumber(v, 0, MaxRetries)
+		if !whole {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid retries", Detail: fmt.Sprintf("retries = %s: it is how many times to run again after a failure, a whole number from 0 to %d.", numberText(v), MaxRetries), Subject: meta["retries"].Expr.Range().Ptr()})
+		}
+		n.Meta.Retries = int(i)
 	}
 	for name, target := range map[string]*bool{"always_run": &n.Meta.AlwaysRun, "resumable": &n.Meta.Resumable, "deterministic": &n.Meta.Deterministic,
 		"temp": &n.Meta.Temp, "protect": &n.Meta.Protect} {
@@ -421,7 +424,11 @@ func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 		n.Meta.Progress = v.AsString()
 	}
 	if v, ok := get("total", cty.Number); ok {
-		_ = gocty.FromCtyValue(v, &n.Meta.Total)
+		i, whole := wholeNumber(v, 0, MaxTotal)
+		if !whole {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid total", Detail: fmt.Sprintf("total = %s: it is the last step progress counts to, a whole number from 0 to %d.", numberText(v), int64(MaxTotal)), Subject: meta["total"].Expr.Range().Ptr()})
+		}
+		n.Meta.Total = i
 	}
 	said := ""
 	var saidRange *hcl.Range

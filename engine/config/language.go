@@ -34,13 +34,13 @@ var MetaArguments = &schema.Block{
 			Doc:     "Files, folders and globs (** for any depth) whose contents enter the key, relative to the pipeline folder. A missing file, or a glob matching nothing, stops that node (the plan says it cannot run, apply fails it and skips what depends on it); the rest of the pipeline plans and runs. An input that another node writes in place (its outputs), or a folder or glob that holds one, makes that node a dependency by itself, and is hashed only once it ran. An input inside an upstream's output folder is not hashed: that upstream's digest is in the key. Symlinks are followed (an input that is one, one inside an input folder, one a glob matches): the key holds each link's text and the digest of what it leads to; a symlink loop, a device, a FIFO or a socket is refused, and a link that dangles is a missing input.",
 			Example: `["train.py", "configs/", "src/**/*.py"]`},
 		{Name: "resources", Type: cty.Map(cty.Number), Key: schema.KeyNo,
-			Doc:     "Amounts held while the node runs, against the pools (see Pools; -resource npu=8 on the command line). The command reads what it was given from $KILN_CPUS (1 when cpu is not set), $KILN_MEM_MB and ${self.resources.NAME}; none of it enters the key, so changing a thread count reruns nothing. More cpu or mem_mb than the machine has is scaled down to what it has, with a warning. A node asking for N of a device pool (npu, gpu) gets N device ids of its own, in the pool's variable (ASCEND_RT_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES); one asking for more of a pool than it holds cannot run here.",
+			Doc:     "Amounts held while the node runs, against the pools (see Pools; -resource npu=8 on the command line). The command reads what it was given from $KILN_CPUS (1 when cpu is not set), $KILN_MEM_MB and ${self.resources.NAME}; none of it enters the key, so changing a thread count reruns nothing. More cpu or mem_mb than the machine has is scaled down to what it has, with a warning. A node asking for N of a device pool (npu, gpu) gets N device ids of its own, in the pool's variable (ASCEND_RT_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES); one asking for more of a pool than it holds cannot run here. Each amount is a whole number from 0 to 10^12.",
 			Example: `{ npu = 8 }`},
 		{Name: "timeout", Type: cty.String, DefaultDoc: "none", Key: schema.KeyNo,
-			Doc:     "Stop the node's process group after this long (SIGTERM, then SIGKILL), and fail it.",
+			Doc:     "Stop the node's process group after this long (SIGTERM, then SIGKILL), and fail it; at most \"2562047h\" (about 292 years).",
 			Example: `"2h"`},
 		{Name: "retries", Type: cty.Number, DefaultDoc: "0", Key: schema.KeyNo,
-			Doc:     "Run again up to N times after a failure.",
+			Doc:     "Run again up to N times after a failure: a whole number from 0 to 100.",
 			Example: `2`},
 		{Name: "always_run", Type: cty.Bool, DefaultDoc: "false", Key: schema.KeyNo,
 			Doc:     "Run on every apply, even when up to date.",
@@ -67,7 +67,7 @@ var MetaArguments = &schema.Block{
 			Doc:     "A regular expression whose first group reads a step number from the node's log lines, for the live status and its ETA.",
 			Example: `"step:(\\d+)"`},
 		{Name: "total", Type: cty.Number, Key: schema.KeyNo,
-			Doc:     "The last step progress counts to, for a percentage and an ETA.",
+			Doc:     "The last step progress counts to, for a percentage and an ETA: a whole number from 0 to 10^15.",
 			Example: `372`},
 		{Name: "executor", Type: cty.String, DefaultDoc: `"local", or the pipeline's default executor`, Key: schema.KeyNo,
 			Doc:     `Where the node runs: "local", "slurm", or an executor block's slurm.NAME. Only exec nodes run elsewhere.`,
@@ -228,7 +228,7 @@ var CacheBlock = &schema.Block{
 var MovedBlock = &schema.Block{
 	Name:    "moved",
 	Summary: "a rename: what kiln recorded of KIND.OLD (state record, timings, logs, stable link, lock entry) belongs to KIND.NEW from the next apply on",
-	Doc:     "from must no longer be declared and to must be; it is an error when nothing is recorded under from (in the state or kiln.lock.hcl) while to has nothing either, or when to already has a state record. Once moved, the block does nothing and may stay. Moving a block without an instance key moves every instance.",
+	Doc:     "from must no longer be declared and to must be; it is an error when to already has a state record. A move with nothing recorded under from (in the state or kiln.lock.hcl) does nothing: once moved, or on a fresh checkout with no .kiln, the block may stay. Moving a block without an instance key moves every instance.",
 	Example: `moved {
   from = exec.featurize
   to   = exec.features
