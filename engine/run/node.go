@@ -361,6 +361,9 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 		r, err := dec.Kind.Build(actx, b)
 		cancel()
 		if err == nil {
+			if err := sealed.checkResults(n.Addr, d.Pipeline.Root); err != nil {
+				return nil, attempts, err
+			}
 			return &built{result: keepPins(dec.Kind, &unpinned, r)}, attempts, nil
 		}
 		lastErr = sealed.explain(err, n.Addr, d.Pipeline.Root, log.Tail())

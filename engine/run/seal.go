@@ -9,9 +9,12 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/sandbox"
+	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -23,8 +26,19 @@ type sealedRun struct {
 	contract *sandbox.Contract
 	policy   *sandbox.Policy
 	tmp      string
+	keep     bool                 // tmp lives in the run folder (a service's), not removed after the run
 	owners   map[string]addr.Node // an upstream's stable path and run folder → the upstream
 	cwd      string
+	// guarded are the upstream results a run is not stopped from writing
+	// (no Landlock here, or sandbox = false), with their stat prints
+	// before it: checked after it.
+	guarded []guardedResult
+}
+
+// guardedResult is an upstream's result as it was before a run.
+type guardedResult struct {
+	path, print string
+	owner       addr.Node
 }
 
 // seal prepares the sealed run of dec's node in its run folder dir, with
@@ -39,7 +53,15 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 		return nil, nil
 	}
 	s := &sealedRun{contract: contract, cwd: p.Root, owners: map[string]addr.Node{}}
-	if local {
+	switch {
+	case kind.IsService(dec.Kind):
+		// A service outlives its run: its temporary folder is in its run
+		// folder, removed with it.
+		s.tmp, s.keep = filepath.Join(dir, "tmp"), true
+		if err := os.MkdirAll(filepath.Join(s.tmp, "home"), 0o700); err != nil {
+			return nil, fmt.Errorf("the service's temporary folder: %w", err)
+		}
+	case local:
 		var err error
 		if s.tmp, err = makeRunTemp(); err != nil {
 			return nil, err
@@ -50,6 +72,10 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	outputs := r.Strings("outputs")
 	if workdir != "" {
 		s.cwd = absPath(p.Root, workdir)
+	}
+	ups := upstreamResults(p, n, a.Writer)
+	if n.Meta.Unsandboxed != "" || !sandbox.Probe().Enforced() {
+		s.guard(ups)
 	}
 	if n.Meta.Unsandboxed != "" {
 		return s, nil
@@ -67,21 +93,83 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if workdir != "" {
 		policy.Read = append(policy.Read, s.cwd)
 	}
-	for _, up := range upstreamClosure(p, n) {
-		stable := p.OutPath(up)
-		s.owners[stable] = up
-		if target, err := filepath.EvalSymlinks(stable); err == nil {
-			policy.Read = append(policy.Read, target)
-			s.owners[target] = up
-		}
-		if rec, ok := a.Writer.Record(up.String()); ok {
-			for _, o := range rec.Outputs {
-				policy.Read = append(policy.Read, absPath(p.Root, o.Path))
-			}
+	for _, u := range ups {
+		policy.Read = append(policy.Read, u.paths...)
+		s.owners[p.OutPath(u.addr)] = u.addr
+		for _, path := range u.paths {
+			s.owners[path] = u.addr
 		}
 	}
 	s.policy = policy
 	return s, nil
+}
+
+// upstreamResult is where an upstream's result lies: its run folder and
+// its in-place outputs.
+type upstreamResult struct {
+	addr  addr.Node
+	paths []string
+}
+
+// upstreamResults are the results of every node n depends on, directly or
+// through others: a run may read each one.
+func upstreamResults(p *config.Pipeline, n *config.Node, w interface {
+	Record(string) (*state.Record, bool)
+}) []upstreamResult {
+	var out []upstreamResult
+	for _, up := range upstreamClosure(p, n) {
+		if u := p.Node(up); u != nil && kind.IsService(u.Block.Kind) {
+			continue // a service's folder holds its live log: it is not a result to read
+		}
+		u := upstreamResult{addr: up}
+		if target, err := filepath.EvalSymlinks(p.OutPath(up)); err == nil {
+			u.paths = append(u.paths, target)
+		}
+		if rec, ok := w.Record(up.String()); ok {
+			for _, o := range rec.Outputs {
+				u.paths = append(u.paths, absPath(p.Root, o.Path))
+			}
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// guard takes the stat prints of the upstream results, to check after the
+// run that it left them as they were.
+func (s *sealedRun) guard(ups []upstreamResult) {
+	for _, u := range ups {
+		for _, path := range u.paths {
+			if print, _, err := hash.StatPrint(path); err == nil {
+				s.guarded = append(s.guarded, guardedResult{path: path, print: print, owner: u.addr})
+			}
+		}
+	}
+}
+
+// checkResults fails a run that changed an upstream's result it was not
+// stopped from writing. The change is found, not prevented: the next plan
+// repairs that upstream.
+func (s *sealedRun) checkResults(node addr.Node, root string) error {
+	if s == nil {
+		return nil
+	}
+	for _, g := range s.guarded {
+		print, _, err := hash.StatPrint(g.path)
+		if err == nil && print == g.print {
+			continue
+		}
+		return fmt.Errorf("%s changed %s's result (%s) while it ran; results are read-only — write into $KILN_OUT instead (link or copy what it needs from %s there first). Nothing stopped the write (%s), so kiln plan repairs %s", node, g.owner, relPath(root, g.path), g.owner, s.unconfined(), g.owner)
+	}
+	return nil
+}
+
+// unconfined says why a run was not stopped from writing.
+func (s *sealedRun) unconfined() string {
+	if s.policy == nil {
+		return "sandbox = false"
+	}
+	return "no Landlock: " + sandbox.Probe().Reason
 }
 
 // env is the environment of the run: base with the contract's defaults on
@@ -96,7 +184,7 @@ func (s *sealedRun) env(base []string) []string {
 
 // remove removes the run's temporary folder, whatever the run left in it.
 func (s *sealedRun) remove() {
-	if s != nil {
+	if s != nil && !s.keep {
 		removeRunTemp(s.tmp)
 	}
 }

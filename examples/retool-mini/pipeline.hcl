@@ -111,7 +111,7 @@ toolchain "cann" {
 # Stands in for the Hugging Face hub: its revision API and downloads, for
 # the repositories under hub/, bound to 127.0.0.1.
 service "hub" {
-  inputs  = ["hub.py"]
+  inputs  = ["hub.py", "hub/**"]
   command = ["python3", "${path.root}/hub.py", "--root", "${path.root}/hub", "--port", "${var.hub_port}"]
   url     = local.hub_url
 
@@ -207,7 +207,13 @@ exec "sft_preprocess" {
 # the toolchain's PYTHONPATH (env_prepend), which keeps CANN's packages: on
 # Ascend torch_npu imports tbe from there at start-up, as the first line
 # checks here.
+#
+# cann/ stands in for /usr/local/Ascend: a sealed run reads in the pipeline
+# folder only what it declares, so the nodes that import CANN's packages
+# name them (on a real host CANN is outside the pipeline folder, readable
+# without this).
 exec "sft_train" {
+  inputs        = ["cann/python/**", "data/base-model.json"]
   toolchain     = toolchain.cann
   env_prepend   = { PYTHONPATH = git_repo.verl.out }
   env           = { PYTHONDONTWRITEBYTECODE = "1" }
@@ -233,6 +239,7 @@ exec "sft_train" {
 
 # Merge the last checkpoint, whichever step it is.
 exec "sft_merge" {
+  inputs      = ["cann/python/**"]
   toolchain   = toolchain.cann
   env_prepend = { PYTHONPATH = git_repo.verl.out }
   env         = { PYTHONDONTWRITEBYTECODE = "1" }
@@ -252,6 +259,7 @@ exec "sft_merge" {
 # step is saved, .kiln/out/exec.rl_train links them.
 exec "rl_train" {
   depends_on    = [service.sandbox]
+  inputs        = ["cann/python/**"]
   toolchain     = toolchain.cann
   env_prepend   = { PYTHONPATH = git_repo.verl.out }
   env           = { PYTHONDONTWRITEBYTECODE = "1" }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +18,11 @@ import (
 )
 
 const maxAttempt = 10 * time.Second // longest single readiness request
+
+// Sealed: the engine seals a service's process as it does exec's runs
+// (engine/sandbox); its temporary folder lives in its run folder, as long
+// as the process.
+func (s *Service) Sealed() {}
 
 // Build stops the previous process if any, starts the service detached,
 // waits until it is ready and passes its checks, and records the process.
@@ -49,9 +55,12 @@ func (s *Service) Build(ctx context.Context, b *kind.Build) (*kind.Result, error
 			return nil, fmt.Errorf("%s: %w", b.Addr, err)
 		}
 	}
+	if len(b.Shell) > 0 && b.Config.GetAttr("command").Type() == cty.String {
+		cfg.command = append(slices.Clone(b.Shell), cfg.command[len(cfg.command)-1])
+	}
 	env := environ(b.Env, cfg.env)
 	logPath := filepath.Join(b.Dir, LogName)
-	p, err := startDetached(cfg.command, cfg.dir, env, logPath)
+	p, err := startDetached(cfg.command, cfg.dir, env, logPath, b.Sandbox)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Addr, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/kilnbuild/kiln/engine/proc"
+	seal "github.com/kilnbuild/kiln/engine/sandbox"
 )
 
 // process is a service process this kiln started.
@@ -20,8 +21,9 @@ type process struct {
 }
 
 // startDetached starts argv in its own session so it outlives kiln, with
-// stdin from /dev/null and stdout and stderr appended to logPath.
-func startDetached(argv []string, dir string, env []string, logPath string) (*process, error) {
+// stdin from /dev/null and stdout and stderr appended to logPath, under
+// policy when there is one.
+func startDetached(argv []string, dir string, env []string, logPath string, policy *seal.Policy) (*process, error) {
 	path, err := proc.LookPath(argv[0], dir, env)
 	if err != nil {
 		return nil, err
@@ -40,7 +42,11 @@ func startDetached(argv []string, dir string, env []string, logPath string) (*pr
 		Stderr:      logFile,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
-	if err := cmd.Start(); err != nil {
+	start := cmd.Start
+	if policy != nil {
+		start = func() error { return policy.Start(cmd) }
+	}
+	if err := start(); err != nil {
 		return nil, fmt.Errorf("starting %q in %s: %w", strings.Join(argv, " "), dir, err)
 	}
 	p := &process{pid: cmd.Process.Pid, exited: make(chan struct{})}
