@@ -73,7 +73,7 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if workdir != "" {
 		s.cwd = absPath(p.Root, workdir)
 	}
-	ups := upstreamResults(p, n, a.Writer)
+	ups := upstreamResults(p, n, a.record)
 	if n.Meta.Unsandboxed != "" || !sandbox.Probe().Enforced() {
 		s.guard(ups)
 	}
@@ -113,9 +113,7 @@ type upstreamResult struct {
 
 // upstreamResults are the results of every node n depends on, directly or
 // through others: a run may read each one.
-func upstreamResults(p *config.Pipeline, n *config.Node, w interface {
-	Record(string) (*state.Record, bool)
-}) []upstreamResult {
+func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*state.Record, bool)) []upstreamResult {
 	var out []upstreamResult
 	for _, up := range upstreamClosure(p, n) {
 		if u := p.Node(up); u != nil && kind.IsService(u.Block.Kind) {
@@ -125,7 +123,7 @@ func upstreamResults(p *config.Pipeline, n *config.Node, w interface {
 		if target, err := filepath.EvalSymlinks(p.OutPath(up)); err == nil {
 			u.paths = append(u.paths, target)
 		}
-		if rec, ok := w.Record(up.String()); ok {
+		if rec, ok := record(up.String()); ok {
 			for _, o := range rec.Outputs {
 				u.paths = append(u.paths, absPath(p.Root, o.Path))
 			}
@@ -300,4 +298,14 @@ func (s *sealedRun) refusal(node addr.Node, root string, d sandbox.Denial) strin
 		return fmt.Sprintf("%s wrote %s in the pipeline folder, which is read-only to runs; write into $KILN_OUT, or declare it in outputs = [%q]", node, rel, rel)
 	}
 	return fmt.Sprintf("%s wrote %s, outside its result; a run may write only $KILN_OUT, its outputs and $TMPDIR (allow a path on this host with %s, or set sandbox = false with a sandbox_reason)", node, path, sandbox.WritableEnv)
+}
+
+// record is the node's record as this apply has it: the writer's, or the
+// decider's state when the apply writes none (kiln apply -check).
+func (a *Applier) record(address string) (*state.Record, bool) {
+	if a.Writer != nil {
+		return a.Writer.Record(address)
+	}
+	r, ok := a.Decider.State.Records[address]
+	return r, ok
 }

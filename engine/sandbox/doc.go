@@ -31,8 +31,10 @@
 // Landlock allows paths, it cannot deny a folder inside an allowed one: the
 // pipeline folder is hidden by allowing, at each folder from / down to it,
 // every entry but the one on the way. The folders on that way stay
-// traversable but cannot be listed. A path created there after the run
-// starts is not readable to it.
+// traversable but cannot be listed. Those entries are opened once per
+// pipeline folder and kiln process (an apply's 10,000 runs share them), so
+// an entry created there after the apply started is not readable to its
+// runs.
 //
 // Where Landlock is missing (openEuler 22.03's 5.10, a kernel built
 // without it) Probe says so and why, nothing is enforced, and the engine

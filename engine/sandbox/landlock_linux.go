@@ -123,14 +123,14 @@ func (p *Policy) rules() (*ruleset, error) {
 		}
 		return err
 	}
-	outside, err := siblingsOnTheWay(p.Root)
+	outside, err := outsideOf(p.Root)
 	if err != nil {
 		rs.close()
 		return nil, err
 	}
 	var add []func() error
-	for _, path := range outside {
-		add = append(add, func() error { return allow(path, readRights|rightIoctlDev) })
+	for _, o := range outside {
+		add = append(add, func() error { return rs.addOpen(o.fd, o.dir, (readRights|rightIoctlDev)&h, o.path) })
 	}
 	// The pipeline folder's names may be listed, as a shell glob or a
 	// listdir over declared inputs needs; what its files hold may not be
@@ -149,6 +149,88 @@ func (p *Policy) rules() (*ruleset, error) {
 		}
 	}
 	return rs, nil
+}
+
+// opened is a path held open (O_PATH) for the rules of every run.
+type opened struct {
+	path string
+	fd   int
+	dir  bool
+}
+
+// The entries around each pipeline folder, opened once: every run of an
+// apply allows the same ones, and opening them again for each of 10,000
+// runs would cost more than the runs' rules themselves.
+var (
+	outsideMu    sync.Mutex
+	outsideCache = map[string][]opened{}
+)
+
+// maxHeld bounds the paths held open for all pipeline folders together.
+const maxHeld = 512
+
+// outsideOf are the entries siblingsOnTheWay names for root, held open
+// while fewer than maxHeld paths are held for all roots; past that, by
+// path alone, each opened when its rule is added.
+func outsideOf(root string) ([]opened, error) {
+	outsideMu.Lock()
+	defer outsideMu.Unlock()
+	if o, ok := outsideCache[root]; ok {
+		return o, nil
+	}
+	paths, err := siblingsOnTheWay(root)
+	if err != nil {
+		return nil, err
+	}
+	held := 0
+	for _, o := range outsideCache {
+		held += len(o)
+	}
+	out := make([]opened, 0, len(paths))
+	if held+len(paths) > maxHeld {
+		for _, path := range paths {
+			out = append(out, opened{path: path, fd: -1})
+		}
+		return out, nil
+	}
+	for _, path := range paths {
+		fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // gone meanwhile, or not ours to see: nothing to allow
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			_ = unix.Close(fd)
+			continue
+		}
+		out = append(out, opened{path: path, fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR})
+	}
+	outsideCache[root] = out
+	return out, nil
+}
+
+// addOpen allows rights beneath the path fd holds open, or, for fd -1,
+// beneath path.
+func (rs *ruleset) addOpen(fd int, dir bool, rights uint64, path string) error {
+	if fd < 0 {
+		err := rs.add(path, rights)
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENOTDIR) {
+			return nil
+		}
+		return err
+	}
+	if !dir {
+		rights &= fileRights
+	}
+	if rights == 0 {
+		return nil
+	}
+	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(fd)}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rs.fd), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
+	if errno != 0 {
+		return &os.PathError{Op: "sandbox: allow", Path: path, Err: errno}
+	}
+	return nil
 }
 
 // siblingsOnTheWay are the entries of every folder from / down to root's
