@@ -217,6 +217,10 @@ type ApplyOptions struct {
 	// OnRecover, when set, hears of the runs an earlier apply that died left
 	// unfinished, once they are settled and before any node runs.
 	OnRecover func([]Recovered)
+	// Trace names nodes (a block names each of its instances) whose runs
+	// are traced (run.Options.Trace); the workspace must be opened with
+	// them among Options.Replace, so that they run.
+	Trace []addr.Node
 }
 
 // StateStamp identifies one version of a state.
@@ -307,7 +311,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Parallelism: o.Parallelism, Pools: pools, FailFast: o.FailFast, Scope: w.scope,
 		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version, StrictLock: w.StrictLock(),
 		Jobs: o.Jobs, Slurm: run.SlurmOptions{Kiln: w.opts.Kiln}, Cache: cache,
-		Writable: sandbox.HostWritable(),
+		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace),
 	}}
 	res, applyErr := a.Apply(ctx)
 	// The records of the runs that ended are made durable before the run
@@ -462,4 +466,20 @@ func (w *Workspace) probeDevices(ctx context.Context, n *config.Node, dr kind.De
 		return nil
 	}
 	return dr.Devices(n.Addr.String(), probe)
+}
+
+// traced is the set of node addresses the traced addresses name.
+func (w *Workspace) traced(trace []addr.Node) map[string]bool {
+	if len(trace) == 0 {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, t := range trace {
+		for _, n := range w.pipeline.Nodes {
+			if n.Addr == t || !t.Key.Set && n.Addr.Block() == t {
+				out[n.Addr.String()] = true
+			}
+		}
+	}
+	return out
 }

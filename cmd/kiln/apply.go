@@ -24,6 +24,7 @@ type applyArgs struct {
 	quiet       bool
 	check       bool
 	keepRuns    int
+	trace       listFlag
 }
 
 func applyFlags() (*flag.FlagSet, *applyArgs) {
@@ -35,6 +36,7 @@ func applyFlags() (*flag.FlagSet, *applyArgs) {
 	fs.BoolVar(&a.failFast, "fail-fast", false, "start nothing new after the first failure (default: keep going with independent nodes)")
 	fs.BoolVar(&a.quiet, "quiet", false, "do not stream the nodes' output (it stays in kiln logs ADDR)")
 	fs.IntVar(&a.keepRuns, "keep-runs", history.DefaultKeep, "keep the records of this many runs for kiln report, this one included (0: record none)")
+	fs.Var(&a.trace, "trace", "run this node (as -replace) with reads of the whole pipeline folder allowed, under strace, and list every file it read and program it ran, with the inputs line to add (repeatable)")
 	fs.BoolVar(&a.check, "check", false, "rebuild built nodes (or the ADDRs given) into a scratch folder and compare digests with kiln.lock.hcl; changes nothing (exit 1 on a mismatch)")
 	return fs, a
 }
@@ -96,6 +98,11 @@ func runApply(c *cli, args []string) int {
 		a.vars, a.varFiles, a.targets, a.replace, a.resources = saved.Vars, saved.VarFiles, saved.Targets, saved.Replace, saved.Resources
 	}
 	d, err := a.decideArgs.parse()
+	var traced []addr.Node
+	if err == nil {
+		traced, err = parseAddrs("trace", a.trace)
+		d.replace = append(d.replace, traced...)
+	}
 	if err != nil {
 		fmt.Fprintln(c.stderr, "kiln apply:", err)
 		return 1
@@ -113,7 +120,7 @@ func runApply(c *cli, args []string) int {
 		}
 		return 1
 	}
-	opts := engine.ApplyOptions{Parallelism: a.parallelism, Jobs: a.jobs, FailFast: a.failFast, Command: commandLine(fs, pos), KeepRuns: a.keepRuns, OnRecover: func(rs []engine.Recovered) { render.Recovered(c.stderr, rs) }}
+	opts := engine.ApplyOptions{Parallelism: a.parallelism, Jobs: a.jobs, FailFast: a.failFast, Command: commandLine(fs, pos), KeepRuns: a.keepRuns, OnRecover: func(rs []engine.Recovered) { render.Recovered(c.stderr, rs) }, Trace: traced}
 	if a.keepRuns <= 0 {
 		opts.KeepRuns = -1
 	}
@@ -144,6 +151,7 @@ func runApply(c *cli, args []string) int {
 		}
 	}
 	fmt.Fprintln(c.stdout, render.ApplySummary(res, time.Since(start)))
+	render.Traces(c.stdout, res, w.Root())
 	render.LockMismatches(c.stderr, res)
 	if err := w.RunRecordErr(); err != nil {
 		fmt.Fprintf(c.stderr, "kiln apply: warning: %v; kiln report may show this run incompletely\n", err)

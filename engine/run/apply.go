@@ -38,6 +38,10 @@ type Options struct {
 	// Writable are paths every sealed run may write on this host besides
 	// its own (sandbox.HostWritable); they never enter a key.
 	Writable []string
+	// Trace names the nodes (by address) whose run is traced: allowed to
+	// read the whole pipeline folder, run under strace, and reported in
+	// NodeResult.Trace (kiln apply -trace).
+	Trace map[string]bool
 }
 
 // Applier applies a pipeline. Its Decider's state must be the one Writer
@@ -56,9 +60,11 @@ type Applier struct {
 	tasks []*applyTask // by scheduler task index
 	// mismatches hands a build's lock mismatch from publish to build.
 	mismatches sync.Map // addr.Node → *plan.LockMismatch
-	slurm      *slurmExec
-	cache      *remoteCache
-	temps      *temps
+	// traces hands a traced run's report from runKind to execute.
+	traces sync.Map // addr.Node → *TraceReport
+	slurm  *slurmExec
+	cache  *remoteCache
+	temps  *temps
 }
 
 // Result is the outcome of an apply.

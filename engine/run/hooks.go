@@ -47,6 +47,8 @@ type NodeResult struct {
 	// BytesHashed counts the bytes read to hash the node's result (files
 	// the stat cache vouched for are not read).
 	BytesHashed int64
+	// Trace is what a traced run read and ran (Options.Trace).
+	Trace *TraceReport
 }
 
 // Hooks receive the progress of an apply.

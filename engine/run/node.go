@@ -207,6 +207,9 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 		res.Began = start
 		result, res.Attempts, err = a.runKind(ctx, dec, entry, dir, resumed, log, adopted, held)
 		res.Duration = time.Since(start)
+		if t, ok := a.traces.LoadAndDelete(n.Addr); ok {
+			res.Trace = t.(*TraceReport)
+		}
 		if result != nil && result.remote != nil && result.remote.Started.After(start) {
 			// A Slurm job's command began when the job left the queue: the
 			// wait before it is the node's turn, not its run.
@@ -310,6 +313,9 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 		return nil, 0, err
 	}
 	defer sealed.remove()
+	if a.Options.Trace[n.Addr.String()] {
+		defer func() { a.traces.Store(n.Addr, a.traceReport(dec, sealed, log.path)) }()
+	}
 	var prev *kind.Record
 	if dec.Record.Good() {
 		prev = d.Records.KindRecord(dec.Record)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/addr"
@@ -77,10 +78,18 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if n.Meta.Unsandboxed != "" || !sandbox.Probe().Enforced() {
 		s.guard(ups)
 	}
+	traced := a.Options.Trace[n.Addr.String()]
 	if n.Meta.Unsandboxed != "" {
+		if traced && s.tmp != "" {
+			// Traced as it runs: unconfined, everything writable.
+			s.policy = &sandbox.Policy{Root: p.Root, ReadAll: true, Write: []string{"/"}, Trace: traceFile(s.tmp)}
+		}
 		return s, nil
 	}
 	policy := &sandbox.Policy{Root: p.Root, Write: append([]string{dir}, a.Options.Writable...)}
+	if traced && s.tmp != "" {
+		policy.ReadAll, policy.Trace = true, traceFile(s.tmp)
+	}
 	if s.tmp != "" {
 		policy.Write = append(policy.Write, s.tmp)
 	}
@@ -164,7 +173,7 @@ func (s *sealedRun) checkResults(node addr.Node, root string) error {
 
 // unconfined says why a run was not stopped from writing.
 func (s *sealedRun) unconfined() string {
-	if s.policy == nil {
+	if s.policy == nil || s.policy.ReadAll && slices.Contains(s.policy.Write, "/") {
 		return "sandbox = false"
 	}
 	return "no Landlock: " + sandbox.Probe().Reason

@@ -135,7 +135,11 @@ func (p *Policy) rules() (*ruleset, error) {
 	// The pipeline folder's names may be listed, as a shell glob or a
 	// listdir over declared inputs needs; what its files hold may not be
 	// read unless declared.
-	add = append(add, func() error { return allow(p.Root, unix.LANDLOCK_ACCESS_FS_READ_DIR) })
+	rootRights := uint64(unix.LANDLOCK_ACCESS_FS_READ_DIR)
+	if p.ReadAll {
+		rootRights = readRights
+	}
+	add = append(add, func() error { return allow(p.Root, rootRights) })
 	for _, path := range p.Read {
 		add = append(add, func() error { return allow(path, readRights) })
 	}

@@ -20,6 +20,12 @@ type Policy struct {
 	// in-place outputs, its private temporary folder, the host's extra
 	// writable paths.
 	Write []string
+	// ReadAll lets the run read all of Root, as a traced run does, so
+	// that the trace names what it would have been refused.
+	ReadAll bool
+	// Trace, when set, runs the command under strace, which writes what it
+	// opened and ran to this file (ReadTrace reads it).
+	Trace string
 }
 
 // Umask is the file mode creation mask of every run's processes.
@@ -46,6 +52,11 @@ func HostWritable() []string {
 // Start starts cmd confined by the policy. Where the kernel cannot confine
 // it (see Probe), cmd starts with the umask alone.
 func (p *Policy) Start(cmd *exec.Cmd) error {
+	if p.Trace != "" {
+		if err := traced(cmd, p.Trace); err != nil {
+			return err
+		}
+	}
 	return startConfined(cmd, p)
 }
 
@@ -60,7 +71,7 @@ func (p *Policy) Writable(path string) bool { return under(path, p.Write) }
 // Readable reports whether the run may read path: outside the pipeline
 // folder, or in one of its readable or writable paths.
 func (p *Policy) Readable(path string) bool {
-	if !within(path, p.Root) {
+	if !within(path, p.Root) || p.ReadAll {
 		return true
 	}
 	return under(path, p.Read) || under(path, p.Write)

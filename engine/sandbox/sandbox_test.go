@@ -146,3 +146,37 @@ func TestDeniedReadsTheLog(t *testing.T) {
 		t.Fatalf("Denied = %q\nwant %q", got, want)
 	}
 }
+
+// ReadTrace keeps the paths successful opens resolved to, reads apart
+// from writes, and the programs that ran; failed calls are left out.
+func TestReadTrace(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "trace")
+	lines := `101   execve("/usr/bin/bash", ["bash", "-c", "x"], 0x7ff /* 3 vars */) = 0
+101   openat(AT_FDCWD</p>, "in.txt", O_RDONLY|O_CLOEXEC) = 3</p/in.txt>
+102   openat(AT_FDCWD</p>, "link.txt", O_RDONLY) = 4</data/real.txt>
+102   openat(AT_FDCWD</p>, "gone", O_RDONLY) = -1 ENOENT (No such file or directory)
+102   openat(AT_FDCWD</p>, "out", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3</p/.kiln/store/x/out>
+103 execve("/usr/bin/missing", ["missing"], 0x7ff /* 3 vars */) = -1 ENOENT (No such file or directory)
+103 execve("/usr/bin/cat", ["cat"], 0x7ff /* 3 vars */) = 0
+103 +++ exited with 0 +++
+`
+	if err := os.WriteFile(log, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ReadTrace(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want []string
+	}{
+		{"read", tr.Read, []string{"/data/real.txt", "/p/in.txt"}},
+		{"written", tr.Written, []string{"/p/.kiln/store/x/out"}},
+		{"programs", tr.Programs, []string{"/usr/bin/bash", "/usr/bin/cat"}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+}
