@@ -85,7 +85,7 @@ func (w *Workspace) annotateLeftRuns(pl *plan.Plan) hcl.Diagnostics {
 // for d's node to resume in: r is an unfinished run of a resumable node with
 // d's key that no record names, and d runs the node.
 func (w *Workspace) resumesIn(d *plan.Decision, r leftRun) bool {
-	if !d.Action.Runs() || !d.Node.Meta.Resumable || !r.Resumable || d.Key == "" {
+	if !d.Action.Runs() || !d.Node.Meta.Resumable || !r.Resumable || d.Key == "" || w.decider.Replaced(d.Node) {
 		return false
 	}
 	for _, reason := range d.Reasons {

@@ -46,7 +46,7 @@ var MetaArguments = &schema.Block{
 			Doc:     "Run on every apply, even when up to date.",
 			Example: `true`},
 		{Name: "resumable", Type: cty.Bool, DefaultDoc: "false", Key: schema.KeyNo,
-			Doc:     "An interrupted run keeps its output folder, and the next apply runs the command again in it (the plan says resume, and in which folder, even right after a killed apply), so a trainer's own checkpoint resume applies.",
+			Doc:     "An interrupted run keeps its output folder, and the next apply runs the command again in it (the plan says resume, and in which folder, even right after a killed apply), so a trainer's own checkpoint resume applies. The command sees KILN_RESUME=1 when it runs again in such a folder (0 on a first run) and KILN_ATTEMPT, the attempt's number: nanoGPT's --init_from=$([ $KILN_RESUME = 1 ] && echo resume || echo scratch); verl's trainer.resume_mode=auto needs neither. -replace starts over in a fresh folder, discarding what the interrupted run left.",
 			Example: `true`},
 		{Name: "deterministic", Type: cty.Bool, DefaultDoc: "true", Key: schema.KeyNo,
 			Doc:     "false: kiln apply -check reports a different result instead of failing (training).",

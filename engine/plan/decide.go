@@ -428,7 +428,7 @@ func (d *Decider) decideKnown(ctx context.Context, dec *Decision) {
 			dec.Reasons = []Reason{{Kind: ReasonKey, Detail: "key changed"}}
 		}
 	}
-	if !service && n.Meta.Resumable {
+	if !service && n.Meta.Resumable && !d.Replaced(n) {
 		if e := ResumeEntry(rec, dec.Key, d.Store); e != "" {
 			dec.Reasons = append([]Reason{ResumeReason(d.Store, d.Pipeline.Root, e)}, dec.Reasons...)
 		}

@@ -256,11 +256,13 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 }
 
 // runFolder is the folder a run of dec's node builds in: for a resumable
-// node, the folder an interrupted run with the same key left; otherwise a
-// fresh one. begin journals the run first, before a fresh folder is made.
+// node, the folder an interrupted run with the same key left, unless
+// -replace names the node (a corrupt checkpoint is discarded that way);
+// otherwise a fresh one. begin journals the run first, before a fresh
+// folder is made.
 func (a *Applier) runFolder(dec *plan.Decision, begin func(entry string) error) (entry, dir string, resumed bool, err error) {
 	st := a.Decider.Store
-	if dec.Node.Meta.Resumable {
+	if dec.Node.Meta.Resumable && !a.Decider.Replaced(dec.Node) {
 		if e := plan.ResumeEntry(dec.Record, dec.Key, st); e != "" {
 			return e, st.RunPath(e), true, begin(e)
 		}
@@ -338,6 +340,10 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 			break
 		}
 		attempts++
+		// A command tells a resume from a first run by KILN_RESUME (a
+		// trainer's --init_from=resume), and its attempt by KILN_ATTEMPT.
+		again := resumed || attempt > 0 && n.Meta.Resumable
+		b.Env = plan.MergeEnv(b.Env, "KILN_RESUME="+map[bool]string{true: "1", false: "0"}[again], "KILN_ATTEMPT="+strconv.Itoa(attempt+1))
 		if attempt > 0 {
 			fmt.Fprintf(log, "kiln: attempt %d of %d after: %v\n", attempt+1, n.Meta.Retries+1, lastErr)
 			// A retry starts afresh, so the result does not depend on what a
