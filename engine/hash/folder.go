@@ -41,5 +41,8 @@ func nameChar(c byte) bool {
 // the pipeline folder: what keys and digests hold of a path, so that they
 // stay the same when the pipeline is moved or cloned elsewhere.
 func Relocatable(s, state, root string) string {
-	return ReplaceFolder(ReplaceFolder(s, state, "$KILN_STATE"), root, "$KILN_ROOT")
+	return ReplaceFolder(ReplaceFolder(s, state, "$KILN_STATE"), root, RootMark)
 }
+
+// RootMark stands for the pipeline folder in what Relocatable writes.
+const RootMark = "$KILN_ROOT"

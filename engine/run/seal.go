@@ -102,6 +102,9 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if workdir != "" {
 		policy.Read = append(policy.Read, s.cwd)
 	}
+	if prog := programIn(p.Root, dec.Program); prog != "" {
+		policy.Read = append(policy.Read, prog)
+	}
 	for _, u := range ups {
 		policy.Read = append(policy.Read, u.paths...)
 		s.owners[p.OutPath(u.addr)] = u.addr
@@ -118,6 +121,7 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 type upstreamResult struct {
 	addr  addr.Node
 	paths []string
+	live  bool // a service's: its folder holds its live log and changes as it runs
 }
 
 // upstreamResults are the results of every node n depends on, directly or
@@ -125,10 +129,10 @@ type upstreamResult struct {
 func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*state.Record, bool)) []upstreamResult {
 	var out []upstreamResult
 	for _, up := range upstreamClosure(p, n) {
-		if u := p.Node(up); u != nil && kind.IsService(u.Block.Kind) {
-			continue // a service's folder holds its live log: it is not a result to read
-		}
 		u := upstreamResult{addr: up}
+		if un := p.Node(up); un != nil && kind.IsService(un.Block.Kind) {
+			u.live = true
+		}
 		if target, err := filepath.EvalSymlinks(p.OutPath(up)); err == nil {
 			u.paths = append(u.paths, target)
 		}
@@ -146,6 +150,9 @@ func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*s
 // run that it left them as they were.
 func (s *sealedRun) guard(ups []upstreamResult) {
 	for _, u := range ups {
+		if u.live {
+			continue
+		}
 		for _, path := range u.paths {
 			if print, _, err := hash.StatPrint(path); err == nil {
 				s.guarded = append(s.guarded, guardedResult{path: path, print: print, owner: u.addr})
@@ -317,4 +324,18 @@ func (a *Applier) record(address string) (*state.Record, bool) {
 	}
 	r, ok := a.Decider.State.Records[address]
 	return r, ok
+}
+
+// programIn is the file a program key line names inside the pipeline
+// folder root (its digest is in the key, so the run may read it), or "".
+func programIn(root, line string) string {
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return ""
+	}
+	rel, ok := strings.CutPrefix(plan.UnescapeSubject(f[1]), hash.RootMark+"/")
+	if !ok {
+		return ""
+	}
+	return filepath.Join(root, rel)
 }
