@@ -41,9 +41,9 @@ var abi = sync.OnceValues(func() (int, error) {
 	case errno == unix.ENOSYS:
 		return 0, errors.New("this kernel has no Landlock (it came in Linux 5.13)")
 	case errno == unix.EOPNOTSUPP:
-		return 0, errors.New("Landlock is built into this kernel but turned off (add landlock to the lsm= boot parameter)")
+		return 0, errors.New("this kernel has Landlock turned off (add landlock to the lsm= boot parameter)")
 	case errno != 0:
-		return 0, fmt.Errorf("Landlock: %v", errno)
+		return 0, fmt.Errorf("asking the kernel for Landlock: %v", errno)
 	}
 	return int(v), nil
 })

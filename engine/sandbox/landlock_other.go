@@ -2,15 +2,12 @@
 
 package sandbox
 
-import (
-	"errors"
-	"os/exec"
-)
+import "os/exec"
 
 func startConfined(cmd *exec.Cmd, _ *Policy) error { return cmd.Start() }
 
 // Probe says what confines a run on this machine: nothing but Linux has
 // Landlock.
 func Probe() Protection {
-	return Protection{Reason: errors.New("Landlock is Linux's").Error()}
+	return Protection{Reason: "only Linux has Landlock"}
 }
