@@ -274,18 +274,7 @@ func (rs *ruleset) add(path string, rights uint64) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return &os.PathError{Op: "sandbox: stat", Path: path, Err: err}
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		rights &= fileRights
-	}
-	if rights == 0 {
-		return nil
-	}
-	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(fd)}
-	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rs.fd), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
-	if errno != 0 {
-		return &os.PathError{Op: "sandbox: allow", Path: path, Err: errno}
-	}
-	return nil
+	return rs.addOpen(fd, st.Mode&unix.S_IFMT == unix.S_IFDIR, rights, path)
 }
 
 // restrict confines the calling thread, which must be locked, and closes
