@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -116,6 +117,16 @@ func (p *Policy) rules() (*ruleset, error) {
 		return nil, fmt.Errorf("sandbox: creating the Landlock ruleset: %w", errno)
 	}
 	rs := &ruleset{fd: int(fd)}
+	if err := rs.allowPolicy(p, h); err != nil {
+		rs.close()
+		return nil, err
+	}
+	return rs, nil
+}
+
+// allowPolicy adds p's rules, with the rights h handles: read outside the
+// pipeline folder, list it, read what p declares, write what p allows.
+func (rs *ruleset) allowPolicy(p *Policy, h uint64) error {
 	allow := func(path string, rights uint64) error {
 		err := rs.add(path, rights&h)
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENOTDIR) {
@@ -125,12 +136,12 @@ func (p *Policy) rules() (*ruleset, error) {
 	}
 	outside, err := outsideOf(p.Root)
 	if err != nil {
-		rs.close()
-		return nil, err
+		return err
 	}
-	var add []func() error
 	for _, o := range outside {
-		add = append(add, func() error { return rs.addOpen(o.fd, o.dir, (readRights|rightIoctlDev)&h, o.path) })
+		if err := rs.addOpen(o.fd, o.dir, (readRights|rightIoctlDev)&h, o.path); err != nil {
+			return err
+		}
 	}
 	// The pipeline folder's names may be listed, as a shell glob or a
 	// listdir over declared inputs needs; what its files hold may not be
@@ -139,20 +150,20 @@ func (p *Policy) rules() (*ruleset, error) {
 	if p.ReadAll {
 		rootRights = readRights
 	}
-	add = append(add, func() error { return allow(p.Root, rootRights) })
+	if err := allow(p.Root, rootRights); err != nil {
+		return err
+	}
 	for _, path := range p.Read {
-		add = append(add, func() error { return allow(path, readRights) })
-	}
-	for _, path := range append(p.Write, "/dev", "/proc") {
-		add = append(add, func() error { return allow(path, h) })
-	}
-	for _, f := range add {
-		if err := f(); err != nil {
-			rs.close()
-			return nil, err
+		if err := allow(path, readRights); err != nil {
+			return err
 		}
 	}
-	return rs, nil
+	for _, path := range append(slices.Clone(p.Write), "/dev", "/proc") {
+		if err := allow(path, h); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // opened is a path held open (O_PATH) for the rules of every run.
