@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/kilnbuild/kiln/engine/run"
@@ -16,12 +20,16 @@ import (
 
 // cacheOptions connects to the remote cache the pipeline's cache block or
 // KILN_CACHE_URL names; none when neither does. KILN_CACHE_URL replaces the
-// block's url and keeps its push and pull.
+// block's url and keeps the rest of it. The signing key is
+// KILN_CACHE_SIGNING_KEY's file, else the block's signing_key; with
+// trusted_keys and no signing key, nothing is pushed (NotPushed says why).
 func (w *Workspace) cacheOptions() (run.CacheOptions, error) {
 	c := w.pipeline.Cache
 	u := w.opts.CacheURL
 	o := run.CacheOptions{Push: true, Pull: true}
-	if c != nil {
+	if c == nil {
+		c = &config.Cache{}
+	} else {
 		o.Push, o.Pull = c.Push, c.Pull
 		if u == "" {
 			u = c.URL
@@ -33,6 +41,34 @@ func (w *Workspace) cacheOptions() (run.CacheOptions, error) {
 	client, err := remotecache.New(u, w.opts.CacheAuth)
 	if err != nil {
 		return run.CacheOptions{}, err
+	}
+	if c.StallTimeout > 0 {
+		client.Limits.Stall = c.StallTimeout
+	}
+	if c.MinRateSet {
+		client.Limits.MinRate = c.MinRate
+	}
+	for _, k := range c.TrustedKeys {
+		pub, err := remotecache.ParsePublicKey(k)
+		if err != nil {
+			return run.CacheOptions{}, err // checked when the pipeline loaded
+		}
+		client.Trusted = append(client.Trusted, pub)
+	}
+	keyFile := w.opts.CacheSigningKey
+	if keyFile == "" && c.SigningKey != "" {
+		keyFile = c.SigningKey
+		if !filepath.IsAbs(keyFile) {
+			keyFile = filepath.Join(w.pipeline.Root, keyFile)
+		}
+	}
+	if keyFile != "" && o.Push {
+		if client.Signer, err = remotecache.LoadSigningKey(keyFile); err != nil {
+			return run.CacheOptions{}, err
+		}
+	}
+	if len(client.Trusted) > 0 && client.Signer == nil {
+		o.NotPushed = "trusted_keys is set and this host has no signing key (KILN_CACHE_SIGNING_KEY, or the cache block's signing_key), so no host that trusts only keys would take them"
 	}
 	o.Client = client
 	return o, nil
@@ -57,6 +93,12 @@ func (w *Workspace) annotate(ctx context.Context, pl *plan.Plan) hcl.Diagnostics
 	return diags
 }
 
+// annotateCache reads the summary of the cache's record (never its file
+// list) of every node that would run, so the plan says what apply would
+// fetch and who signed it. A record apply would refuse (no trusted key
+// signed it, its digest contradicts kiln.lock.hcl) leaves the node to be
+// built, with a warning; so does a server that refuses, fails or is too
+// slow.
 func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.CacheOptions) hcl.Diagnostics {
 	if o.Client == nil || !o.Pull {
 		return nil
@@ -80,7 +122,7 @@ func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.Cach
 	var mu sync.Mutex
 	var down error
 	found := make([]*remotecache.Record, len(todo))
-	has := make([]bool, len(todo))
+	errs := make([]error, len(todo))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(8, len(todo)) {
@@ -92,23 +134,22 @@ func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.Cach
 				if stop {
 					continue
 				}
-				d := todo[i]
-				var err error
-				if d.Node.Meta.Deterministic {
-					has[i], err = o.Client.Has(ctx, d.Key)
-				} else {
-					// The record names the host that produced it.
-					found[i], err = o.Client.Lookup(ctx, d.Key)
-					has[i] = err == nil
-					if errors.Is(err, remotecache.ErrNotFound) {
-						err = nil
-					}
-				}
+				rec, err := o.Client.Summary(ctx, todo[i].Key)
 				var ue *remotecache.UnreachableError
-				if errors.As(err, &ue) {
+				var slow *remotecache.SlowError
+				var se *remotecache.StatusError
+				switch {
+				case err == nil:
+					found[i] = rec
+				case errors.Is(err, remotecache.ErrNotFound):
+				case errors.As(err, &ue), errors.As(err, &slow), errors.As(err, &se) && se.Auth():
 					mu.Lock()
-					down = err
+					if down == nil {
+						down = err
+					}
 					mu.Unlock()
+				default:
+					errs[i] = err
 				}
 			}
 		})
@@ -118,21 +159,65 @@ func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.Cach
 	}
 	close(work)
 	wg.Wait()
+	var diags hcl.Diagnostics
+	var refused, failed []string
 	for i, d := range todo {
-		if !has[i] {
+		if errs[i] != nil {
+			var ue *remotecache.UntrustedError
+			if errors.As(errs[i], &ue) {
+				refused = append(refused, fmt.Sprintf("%s: %v", d.Node.Addr, errs[i]))
+			} else {
+				failed = append(failed, fmt.Sprintf("%s: %v", d.Node.Addr, errs[i]))
+			}
 			continue
 		}
-		host := ""
-		if found[i] != nil {
-			host = found[i].Host
+		rec := found[i]
+		if rec == nil {
+			continue
+		}
+		if rec.Digest != rec.Tree {
+			continue // apply takes only results that are their folder
+		}
+		if m := w.decider.Mismatch(d.Node, d.Key, rec.Digest); m != nil {
+			refused = append(refused, fmt.Sprintf("%s: the cache's result has digest %s, but kiln.lock.hcl records %s under the same key; apply builds it here", d.Node.Addr, short(rec.Digest), short(m.Locked)))
+			continue
 		}
 		d.Action = plan.Fetch
-		d.Reasons = []plan.Reason{{Kind: plan.ReasonCache, Subject: o.Client.URL(), Detail: cacheDetail(d, host)}}
+		d.Reasons = []plan.Reason{{Kind: plan.ReasonCache, Subject: o.Client.URL(), Detail: cacheDetail(d, rec.Host)}}
+		if rec.SignedBy != "" {
+			d.Reasons = append(d.Reasons, plan.Reason{Kind: plan.ReasonSigned, Subject: rec.SignedBy})
+		}
+	}
+	if len(refused) > 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Remote cache results refused", Detail: strings.Join(refused, "\n") + "\nThose nodes are built here."})
+	}
+	if len(failed) > 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Remote cache failed", Detail: firstLines(failed, 3) + "\nThe plan assumes those nodes build here."})
 	}
 	if down != nil {
-		return hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "Remote cache unreachable", Detail: fmt.Sprintf("%v; the plan assumes every node builds here.", down)}}
+		summary := "Remote cache unreachable"
+		var slow *remotecache.SlowError
+		var se *remotecache.StatusError
+		switch {
+		case errors.As(down, &slow):
+			summary = "Remote cache too slow"
+		case errors.As(down, &se):
+			summary = "Remote cache refused access"
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: fmt.Sprintf("%v; the plan assumes every node builds here.", down)})
 	}
-	return nil
+	if s := o.Client.Signer; s != nil && len(o.Client.Trusted) > 0 && !slices.ContainsFunc(o.Client.Trusted, func(k remotecache.PublicKey) bool { return k.String() == s.Public().String() }) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Signing key not trusted", Detail: fmt.Sprintf("results built here are signed by %s, which the cache block's trusted_keys does not name, so no host of this pipeline pulls them; add %q to trusted_keys.", s.Name, s.Public().String())})
+	}
+	return diags
+}
+
+// firstLines joins the first n of lines, and says how many more there are.
+func firstLines(lines []string, n int) string {
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n(and %d more)", len(lines)-n)
 }
 
 func cacheDetail(d *plan.Decision, host string) string {

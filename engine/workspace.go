@@ -56,6 +56,10 @@ type Options struct {
 	// of the pipeline's cache block; CacheAuth are its credentials.
 	CacheURL  string
 	CacheAuth remotecache.Auth
+	// CacheSigningKey (KILN_CACHE_SIGNING_KEY), when set, is the file of
+	// the key pushed records are signed with, instead of the cache block's
+	// signing_key.
+	CacheSigningKey string
 	// Kiln is this kiln's binary as the Slurm compute nodes see it, for
 	// the jobs to run (an executor's kiln attribute overrides it).
 	Kiln string

@@ -47,6 +47,7 @@ func (c *cli) open(p *pipelineArgs, path string, d decision) (*engine.Workspace,
 		CacheAuth: remotecache.Auth{
 			Token: c.getenv("KILN_CACHE_TOKEN"), Username: c.getenv("KILN_CACHE_USERNAME"), Password: c.getenv("KILN_CACHE_PASSWORD"),
 		},
+		CacheSigningKey: c.getenv("KILN_CACHE_SIGNING_KEY"),
 	}
 	if exe, err := os.Executable(); err == nil {
 		o.Kiln = exe

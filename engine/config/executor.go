@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -48,10 +49,22 @@ func (e *Executor) Address() string { return e.Type + "." + e.Name }
 // Cache is the pipeline's `cache` block: a remote cache in Bazel's HTTP
 // layout that results are pulled from and pushed to.
 type Cache struct {
-	URL       string
-	Push      bool
-	Pull      bool
-	DeclRange hcl.Range
+	URL  string
+	Push bool
+	Pull bool
+	// TrustedKeys, when not empty, are the only keys (NAME:BASE64) whose
+	// signed records are pulled.
+	TrustedKeys []string
+	// SigningKey is the file of the key pushed records are signed with,
+	// absolute or from the pipeline folder; KILN_CACHE_SIGNING_KEY
+	// replaces it.
+	SigningKey string
+	// StallTimeout and MinRate bound how slowly a transfer may move
+	// (0: remotecache.DefaultLimits).
+	StallTimeout time.Duration
+	MinRate      int64
+	MinRateSet   bool // min_rate was given (0 turns the minimum off)
+	DeclRange    hcl.Range
 }
 
 // SlurmJob is a node's own `slurm { ... }` block: the shape of its job.
@@ -134,6 +147,17 @@ func (p *Pipeline) decodeScaleOut() hcl.Diagnostics {
 		diags = append(diags, staticString(ctx, a["url"], &c.URL)...)
 		diags = append(diags, staticBool(ctx, a["push"], &c.Push)...)
 		diags = append(diags, staticBool(ctx, a["pull"], &c.Pull)...)
+		diags = append(diags, staticList(ctx, a["trusted_keys"], &c.TrustedKeys)...)
+		diags = append(diags, staticString(ctx, a["signing_key"], &c.SigningKey)...)
+		diags = append(diags, staticDuration(ctx, a["stall_timeout"], &c.StallTimeout)...)
+		var rate int
+		diags = append(diags, staticInt(ctx, a["min_rate"], &rate)...)
+		c.MinRate, c.MinRateSet = int64(rate), a["min_rate"] != nil
+		for _, k := range c.TrustedKeys {
+			if _, err := remotecache.ParsePublicKey(k); err != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid trusted key", Detail: err.Error() + "; kiln cache keygen prints a public key to put here.", Subject: a["trusted_keys"].Expr.Range().Ptr()})
+			}
+		}
 		p.Cache = c
 	}
 	return diags

@@ -72,6 +72,26 @@ exec "prep" {
 	}
 }
 
+func TestCacheTrustAndLimits(t *testing.T) {
+	p, diags := load(t, `
+cache {
+  url           = "http://127.0.0.1:8080"
+  trusted_keys  = ["ci-1:zcNTJJsa6/CYHjObjIyUw8bWhkcA9fFFzpf4QvJe+/U="]
+  signing_key   = "keys/ci-1.key"
+  stall_timeout = "5s"
+  min_rate      = 0
+}
+`, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	want := &Cache{URL: "http://127.0.0.1:8080", Push: true, Pull: true, TrustedKeys: []string{"ci-1:zcNTJJsa6/CYHjObjIyUw8bWhkcA9fFFzpf4QvJe+/U="},
+		SigningKey: "keys/ci-1.key", StallTimeout: 5 * time.Second, MinRate: 0, MinRateSet: true}
+	if diff := cmp.Diff(want, p.Cache, cmpopts.IgnoreFields(Cache{}, "DeclRange")); diff != "" {
+		t.Errorf("cache (-want +got):\n%s", diff)
+	}
+}
+
 func TestDefaultExecutor(t *testing.T) {
 	src := `
 executor "slurm" "a2" { default = true }
@@ -114,6 +134,13 @@ func TestExecutorErrors(t *testing.T) {
 		{"two caches", "cache { url = \"http://a\" }\ncache { url = \"http://b\" }", "one cache block"},
 		{"unknown cache attribute", `cache { uri = "http://a" }`, "Unsupported argument"},
 		{"negative max_jobs", `executor "slurm" "a" { max_jobs = -1 }`, "zero or more"},
+		{"secret key trusted", `cache {
+  url          = "http://a"
+  trusted_keys = ["ci-1:RQlPOB1CghXgRfsa7VuqTbN4WEE6kBzPNI49vtgw60zNw1Mkmxrr8JgeM5uMjJTDxtaGRwD18UXOl/hC8l779Q=="]
+}`, "is it the secret key?"},
+		{"trusted key without name", `cache { trusted_keys = ["zcNTJJsa6/CYHjObjIyUw8bWhkcA9fFFzpf4QvJe+/U="] }`, "want NAME:BASE64"},
+		{"bad stall_timeout", `cache { stall_timeout = "soon" }`, "not a duration"},
+		{"negative min_rate", `cache { min_rate = -1 }`, "zero or more"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

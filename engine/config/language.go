@@ -221,6 +221,14 @@ var CacheBlock = &schema.Block{
 		{Name: "url", Type: cty.String, Doc: "The cache's base URL (/ac/KEY for records, /cas/SHA256 for blobs).", Example: `"http://cache.internal:8080"`},
 		{Name: "push", Type: cty.Bool, DefaultDoc: "true", Doc: "Upload results built here.", Example: `false`},
 		{Name: "pull", Type: cty.Bool, DefaultDoc: "true", Doc: "Restore results found there instead of building.", Example: `false`},
+		{Name: "trusted_keys", Type: cty.List(cty.String), DefaultDoc: "any record is pulled",
+			Doc: "Public keys (NAME:BASE64, as kiln cache keygen prints them); when set, only records signed by one of them are pulled, and a host with no signing key pushes nothing.", Example: `["ci-1:Wz2K...="]`},
+		{Name: "signing_key", Type: cty.String, DefaultDoc: "KILN_CACHE_SIGNING_KEY, else none",
+			Doc: "The secret key file (kiln cache keygen) that every pushed record is signed with; a relative path is taken from the pipeline folder. KILN_CACHE_SIGNING_KEY names one instead.", Example: `"/etc/kiln/ci-1.key"`},
+		{Name: "stall_timeout", Type: cty.String, DefaultDoc: `"30s"`,
+			Doc: "A record or blob transfer that waits this long on the server for a byte is given up, and the node built here; a record must arrive whole within twice this.", Example: `"1m"`},
+		{Name: "min_rate", Type: cty.Number, DefaultDoc: "10240",
+			Doc: "Bytes a second a transfer must move, over every stall_timeout of waiting on the server, or it is given up and the node built here; 0: no minimum.", Example: `102400`},
 	},
 }
 

@@ -156,6 +156,8 @@ func (r Reason) String() string {
 		return s
 	case ReasonCache:
 		return "a result with this key is in the remote cache " + r.Subject + r.Detail
+	case ReasonSigned:
+		return "its record is signed by " + r.Subject + ", a key trusted_keys names"
 	case ReasonSlurmJob:
 		return "running as Slurm job " + r.Subject + r.Detail + "; apply waits for it instead of submitting it again"
 	case ReasonUnpinned:

@@ -34,6 +34,7 @@ const (
 	ReasonRun              ReasonKind = "run"                // how the node's processes run changed: its shell, the reproducible environment (Subject: which; empty: runs are sealed since the record was made)
 	ReasonResume           ReasonKind = "resume"             // an interrupted run with the same key is resumed (Detail: its run folder)
 	ReasonService          ReasonKind = "service"            // a service is down (Detail: what its probe found)
+	ReasonSigned           ReasonKind = "signed"             // the remote cache's record of the result is signed by Subject, a key trusted_keys names
 	ReasonSlurmJob         ReasonKind = "slurm_job"          // a Slurm job submitted earlier builds the key (Subject: its id)
 	ReasonTemp             ReasonKind = "temp"               // a temp result removed after use is needed again (Subject: by whom)
 	ReasonUnpinned         ReasonKind = "unpinned"           // the run resolves and pins what the configuration leaves open

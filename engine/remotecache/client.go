@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Auth holds the credentials sent with every request. The zero value sends
@@ -41,6 +43,17 @@ type Client struct {
 	// Retries is how many times one blob transfer is resumed or repeated
 	// after a dropped connection or a server error.
 	Retries int
+	// Limits cut a transfer that moves too slowly (stall_timeout,
+	// min_rate).
+	Limits Limits
+	// Trusted, when not empty, are the only keys whose records Lookup and
+	// Summary accept (trusted_keys): an unsigned record, or one no key of
+	// Trusted signed, is an *UntrustedError.
+	Trusted []PublicKey
+	// Signer, when set, signs every record Push writes.
+	Signer *SigningKey
+
+	reading chan struct{} // bounds the records Lookup reads at once
 }
 
 // ErrNotFound is returned by Lookup when the cache holds no record for a key.
@@ -88,6 +101,8 @@ func New(rawURL string, auth Auth) (*Client, error) {
 		http:     &http.Client{Transport: tr},
 		Parallel: 8,
 		Retries:  3,
+		Limits:   DefaultLimits,
+		reading:  make(chan struct{}, 2),
 	}, nil
 }
 
@@ -98,10 +113,21 @@ func (c *Client) acURL(key string) string     { return c.base + "/ac/" + key }
 func (c *Client) casURL(digest string) string { return c.base + "/cas/" + digest }
 
 // request sends one request; the caller closes the body of a nil-error
-// response. A failure to connect is an *UnreachableError.
+// response. A failure to connect is an *UnreachableError; a body, sent or
+// received, that moves slower than c.Limits allow is cut with a
+// *SlowError.
 func (c *Client) request(ctx context.Context, method, u string, body io.Reader, size int64, header http.Header) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	what := method + " " + u
+	rctx, cancel := context.WithCancelCause(ctx)
+	var up *meter
+	if body != nil && size > 0 {
+		up = newMeter(what, c.Limits, cancel)
+		up.wait() // until the transport asks for the body
+		body = &meteredBody{r: body, size: size, upload: true, m: up, ctx: rctx}
+	}
+	req, err := http.NewRequestWithContext(rctx, method, u, body)
 	if err != nil {
+		cancel(nil)
 		return nil, err
 	}
 	if body != nil {
@@ -120,7 +146,16 @@ func (c *Client) request(ctx context.Context, method, u string, body io.Reader, 
 		req.SetBasicAuth(c.auth.Username, c.auth.Password)
 	}
 	resp, err := c.http.Do(req)
+	if up != nil {
+		up.stop()
+	}
 	if err != nil {
+		cause := context.Cause(rctx)
+		cancel(nil)
+		var slow *SlowError
+		if errors.As(cause, &slow) {
+			return nil, slow
+		}
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
@@ -130,34 +165,156 @@ func (c *Client) request(ctx context.Context, method, u string, body io.Reader, 
 		}
 		return nil, err
 	}
+	down := newMeter(what, c.Limits, cancel)
+	resp.Body = &meteredBody{r: resp.Body, c: resp.Body, m: down, ctx: rctx, done: func() { cancel(nil) }}
 	return resp, nil
 }
 
-// statusError describes an unexpected response, with the start of its body.
-func statusError(method, u string, resp *http.Response) error {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-	msg := strings.TrimSpace(string(b))
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	err := fmt.Errorf("%s %s: %s", method, u, resp.Status)
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		err = fmt.Errorf("%w (check KILN_CACHE_TOKEN or KILN_CACHE_USERNAME/KILN_CACHE_PASSWORD)", err)
-	}
-	if msg != "" && !strings.HasPrefix(msg, "<") {
-		err = fmt.Errorf("%w: %s", err, msg)
-	}
-	return err
+// StatusError is an answer kiln did not expect, with the start of what
+// the server said.
+type StatusError struct {
+	Method, URL string
+	Code        int
+	Status      string // "401 Unauthorized"
+	Body        string // the start of the answer's text, on one line
 }
 
-// maxRecord bounds a record's size: a manifest of about a million files.
-const maxRecord = 256 << 20
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("%s %s: %s", e.Method, e.URL, e.Status)
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	switch {
+	case e.Auth():
+		msg += " (check KILN_CACHE_TOKEN or KILN_CACHE_USERNAME/KILN_CACHE_PASSWORD)"
+	case e.Code == http.StatusBadRequest && strings.Contains(e.URL, "/ac/") && strings.Contains(e.Body, "proto"):
+		msg += " (bazel-remote checks that every action-cache entry is a REAPI ActionResult, and kiln's records are not: start it with --disable_http_ac_validation)"
+	}
+	return msg
+}
+
+// Auth reports whether the server asked for credentials or refused them.
+func (e *StatusError) Auth() bool {
+	return e.Code == http.StatusUnauthorized || e.Code == http.StatusForbidden
+}
+
+// maxErrorBody is how much of an unexpected answer kiln keeps.
+const maxErrorBody = 1 << 10
+
+// statusError describes an unexpected response, with the start of its
+// body: HTML reduced to its text, what only repeats the status left out.
+func statusError(method, u string, resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return &StatusError{Method: method, URL: u, Code: resp.StatusCode, Status: resp.Status, Body: bodyText(b, resp.StatusCode, resp.Status)}
+}
+
+var (
+	htmlTag = regexp.MustCompile(`(?s)<[^>]*>`)
+	spaces  = regexp.MustCompile(`\s+`)
+)
+
+func bodyText(b []byte, code int, status string) string {
+	s := strings.ToValidUTF8(string(b), "?")
+	html := strings.HasPrefix(strings.TrimSpace(s), "<")
+	if html {
+		s = htmlTag.ReplaceAllString(s, " ")
+	}
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.TrimSpace(spaces.ReplaceAllString(s, " "))
+	// What only repeats the status says nothing more: nginx's page says it
+	// twice, and "Unauthorized" alone is Go's.
+	for _, repeat := range []string{status, http.StatusText(code)} {
+		if repeat == "" {
+			continue
+		}
+		if html {
+			s = strings.ReplaceAll(s, repeat, "")
+		} else {
+			s = strings.TrimPrefix(s, repeat)
+		}
+		s = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), ":.-"))
+	}
+	s = strings.TrimSpace(spaces.ReplaceAllString(s, " "))
+	if html && !strings.Contains(s, " ") {
+		return "" // what is left is the server's name
+	}
+	return s
+}
+
+// maxRecord bounds a record's size in bytes (maxFiles bounds its entries);
+// a record is read as a stream and never held whole.
+const maxRecord = 4 << 20
 
 // Lookup returns the record of key, ErrNotFound when the cache has none, or
-// an error. A record that does not check (Record.Check) is an error too:
-// the caller treats it as a miss and says why.
+// an error. A record that does not check (Record.Check), or that no key of
+// c.Trusted signed, is an error too: the caller treats it as a miss and
+// says why. SignedBy names the key that signed it. At most two records
+// are read at once: their file lists, unlike everything else kiln reads
+// from a cache, are kept.
 func (c *Client) Lookup(ctx context.Context, key string) (*Record, error) {
+	select {
+	case c.reading <- struct{}{}:
+		defer func() { <-c.reading }()
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	r, err := c.get(ctx, key, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Check(key); err != nil {
+		return nil, fmt.Errorf("the cache's record of %s is invalid: %w", short(key), err)
+	}
+	return r, nil
+}
+
+// Summary is Lookup without the file list: it reads the record only up to
+// the list, which kiln writes last, so what it costs does not grow with
+// the result. It is what a plan needs to say what it would fetch (digest,
+// host, the key that signed it); the files are checked when the record is
+// fetched.
+func (c *Client) Summary(ctx context.Context, key string) (*Record, error) {
+	r, err := c.get(ctx, key, false)
+	if err != nil {
+		return nil, err
+	}
+	if r.Format != Format || r.Key != key {
+		return nil, fmt.Errorf("the cache's record of %s is invalid: format %q, key %s", short(key), r.Format, short(r.Key))
+	}
+	return r, nil
+}
+
+// trust verifies r's signature against c.Trusted, before its files are
+// read; nil when c trusts any record.
+func (c *Client) trust() func(*Record) error {
+	if len(c.Trusted) == 0 {
+		return nil
+	}
+	return func(r *Record) error {
+		name, err := r.Verify(c.Trusted)
+		if err != nil {
+			return err
+		}
+		r.SignedBy = name
+		return nil
+	}
+}
+
+func (c *Client) get(ctx context.Context, key string, files bool) (*Record, error) {
 	u := c.acURL(key)
+	if c.Limits.Stall > 0 {
+		// A record is small: a server that sends one at just above
+		// min_rate would still hold a node for minutes.
+		limit := 2 * c.Limits.Stall
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, limit, &SlowError{What: "GET " + u, Reason: fmt.Sprintf("the record did not arrive within %s (twice stall_timeout)", limit)})
+		defer cancel()
+	}
 	resp, err := c.request(ctx, http.MethodGet, u, nil, 0, nil)
 	if err != nil {
 		return nil, err
@@ -170,36 +327,14 @@ func (c *Client) Lookup(ctx context.Context, key string) (*Record, error) {
 	default:
 		return nil, statusError("GET", u, resp)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRecord+1))
+	r, err := readRecord(resp.Body, key, files, c.trust())
 	if err != nil {
+		var slow *SlowError
+		var untrusted *UntrustedError
+		if errors.As(err, &slow) || errors.As(err, &untrusted) || ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("GET %s: %w", u, err)
 	}
-	if len(b) > maxRecord {
-		return nil, fmt.Errorf("GET %s: record larger than %d bytes", u, maxRecord)
-	}
-	r, err := decodeRecord(b)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.Check(key); err != nil {
-		return nil, fmt.Errorf("the cache's record of %s is invalid: %w", key, err)
-	}
 	return r, nil
-}
-
-// Has reports whether the cache holds a record for key (HEAD), for plans.
-func (c *Client) Has(ctx context.Context, key string) (bool, error) {
-	u := c.acURL(key)
-	resp, err := c.request(ctx, http.MethodHead, u, nil, 0, nil)
-	if err != nil {
-		return false, err
-	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-		return true, nil
-	case http.StatusNotFound:
-		return false, nil
-	}
-	return false, statusError("HEAD", u, resp)
 }

@@ -23,12 +23,31 @@
 // or pass through one of its own symlinks, is refused before anything is
 // written.
 //
+// Records are read as a stream (decode.go): at most 4 MiB and 30,000
+// entries, no string longer than 64 KiB, one file entry decoded at a time;
+// Summary, for plans, stops where the file list begins. Every body sent or
+// received is watched (meter.go): a transfer that waits on the server for
+// Limits.Stall without a byte, or moves less than Limits.MinRate while it
+// waits, is cut with a *SlowError, never retried.
+//
+// Records are signed as Nix signs its store paths (sign.go): a client with
+// a Signer signs the fingerprint of each record it pushes (every field but
+// the file list, which the tree digest stands for) with ed25519; a client
+// with Trusted keys accepts only records one of them signed, and checks the
+// signature before it reads the file list, which kiln writes last. The key
+// that signed is Record.SignedBy. Nothing else in a record is trusted by
+// this package beyond what Check verifies; callers decide which of its
+// attributes to keep.
+//
 // Credentials come from the environment only (KILN_CACHE_TOKEN as a bearer
 // token, or KILN_CACHE_USERNAME and KILN_CACHE_PASSWORD for basic auth) and
 // are never part of a URL kiln keeps: New refuses a URL with user
 // information. Errors that mean the server could not be reached at all are
-// *UnreachableError, so callers can build locally and say why.
+// *UnreachableError, answers kiln did not expect *StatusError (with the
+// start of what the server said), so callers can build locally and say
+// why.
 //
-// Locking: a Client is safe for concurrent use; it holds no mutable state
-// besides its http.Client.
+// Locking: a Client is safe for concurrent use; its fields are set before
+// it is used, and besides its http.Client it holds only a semaphore that
+// bounds the records Lookup reads at once.
 package remotecache

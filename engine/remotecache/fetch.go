@@ -184,7 +184,8 @@ func (c *Client) download(ctx context.Context, f blob, out *os.File, buf []byte,
 		resp, err := c.request(ctx, http.MethodGet, u, nil, 0, header)
 		if err != nil {
 			var ue *UnreachableError
-			if ctx.Err() != nil || errors.As(err, &ue) && attempt == c.Retries {
+			var slow *SlowError
+			if ctx.Err() != nil || errors.As(err, &slow) || errors.As(err, &ue) && attempt == c.Retries {
 				return got, err
 			}
 			lastErr = err
@@ -240,6 +241,10 @@ func (c *Client) download(ctx context.Context, f blob, out *os.File, buf []byte,
 		if err != nil {
 			if ctx.Err() != nil {
 				return got, context.Cause(ctx)
+			}
+			var slow *SlowError
+			if errors.As(err, &slow) {
+				return got, err
 			}
 			lastErr = fmt.Errorf("GET %s: connection lost after %d of %d bytes: %w", u, got, f.size, err)
 			continue // resumed from got

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // Push uploads the tree under dir that rec describes, then rec itself. A
@@ -37,6 +40,19 @@ func (c *Client) Push(ctx context.Context, dir string, rec *Record, progress fun
 	}
 	if err := rec.Check(rec.Key); err != nil {
 		return t, fmt.Errorf("the record to push is invalid: %w", err)
+	}
+	if c.Signer != nil {
+		rec.Sign(c.Signer)
+	}
+	if len(rec.Files) > maxFiles {
+		return t, fmt.Errorf("the result holds %d files and folders, more than the %d a cache record may list: not pushed", len(rec.Files), maxFiles)
+	}
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return t, err
+	}
+	if len(body) > maxRecord {
+		return t, fmt.Errorf("its record would be %s (%d files), more than the %s a cache record may be: not pushed", human.Bytes(int64(len(body))), len(rec.Files), human.Bytes(maxRecord))
 	}
 	seen := map[string]bool{}
 	var jobs []blob
@@ -102,11 +118,11 @@ func (c *Client) Push(ctx context.Context, dir string, rec *Record, progress fun
 	if err := context.Cause(ctx); err != nil {
 		return t, err
 	}
-	body, err := json.Marshal(rec)
-	if err != nil {
-		return t, err
+	err = c.put(ctx, c.acURL(rec.Key), func() (io.Reader, error) { return bytes.NewReader(body), nil }, int64(len(body)))
+	if err != nil && t.Blobs > 0 {
+		err = fmt.Errorf("%w; the server keeps what was sent before it (%s) with no record naming it, until its own clean-up", err, human.Count(t.Blobs, "blob"))
 	}
-	return t, c.put(ctx, c.acURL(rec.Key), func() (io.Reader, error) { return bytes.NewReader(body), nil }, int64(len(body)))
+	return t, err
 }
 
 // pushBlob uploads one blob (a file or a chunk of one) unless the server
@@ -162,22 +178,25 @@ func (c *Client) put(ctx context.Context, u string, open func() (io.Reader, erro
 			cr.c.Close()
 		}
 		if err != nil {
-			if _, unreachable := err.(*UnreachableError); unreachable || ctx.Err() != nil {
+			var ue *UnreachableError
+			var slow *SlowError
+			if errors.As(err, &ue) || errors.As(err, &slow) || ctx.Err() != nil {
 				return err
 			}
 			lastErr = fmt.Errorf("PUT %s: %w", u, err)
 			continue
 		}
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-		resp.Body.Close()
-		switch {
-		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+			resp.Body.Close()
 			return nil
-		case resp.StatusCode >= 500:
-			lastErr = statusError("PUT", u, resp)
-			continue
 		}
-		return statusError("PUT", u, resp)
+		err = statusError("PUT", u, resp)
+		resp.Body.Close()
+		if resp.StatusCode < 500 {
+			return err
+		}
+		lastErr = err
 	}
 	return lastErr
 }

@@ -1,7 +1,6 @@
 package remotecache
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
@@ -29,7 +28,14 @@ type Record struct {
 	Deterministic bool              `json:"deterministic"`
 	Built         time.Time         `json:"built"`
 	Attrs         map[string]string `json:"attrs,omitempty"`
-	Files         []File            `json:"files"`
+	// Sigs are the signatures of the record (Sign), NAME:BASE64 each.
+	Sigs []string `json:"sigs,omitempty"`
+	// Files come last, after every field a signature covers, so a reader
+	// checks the signature before it reads the list.
+	Files []File `json:"files"`
+	// SignedBy names the trusted key whose signature Lookup verified; it
+	// is never stored.
+	SignedBy string `json:"-"`
 }
 
 // File is one entry of a record's tree.
@@ -141,12 +147,4 @@ func checkPath(p string) error {
 		return fmt.Errorf("path %q is not a clean relative path inside the tree", p)
 	}
 	return nil
-}
-
-func decodeRecord(b []byte) (*Record, error) {
-	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("decoding the cache record: %w", err)
-	}
-	return &r, nil
 }

@@ -304,7 +304,7 @@ func (p *Progress) Finished(r run.NodeResult) {
 	case run.Restored:
 		p.line(nil, fmt.Sprintf("%s %s from the store", r.Addr, c(p.Colors, plan.Restore, "restored")))
 	case run.Fetched:
-		p.line(nil, fmt.Sprintf("%s %s from the remote cache in %s", r.Addr, c(p.Colors, plan.Fetch, "fetched"), round(r.Duration)))
+		p.line(nil, fmt.Sprintf("%s %s from the remote cache in %s%s", r.Addr, c(p.Colors, plan.Fetch, "fetched"), round(r.Duration), signedBy(r.Reasons)))
 	default:
 		p.line(nil, fmt.Sprintf("%s %s in %s", r.Addr, c(p.Colors, plan.Create, string(r.Outcome)), round(r.Duration)))
 	}
@@ -463,4 +463,15 @@ func round(d time.Duration) string {
 	default:
 		return d.Round(time.Second).String()
 	}
+}
+
+// signedBy says which trusted key signed a pulled result, from its
+// reasons; "" when none did.
+func signedBy(reasons []plan.Reason) string {
+	for _, r := range reasons {
+		if r.Kind == plan.ReasonSigned {
+			return ", signed by " + r.Subject
+		}
+	}
+	return ""
 }
