@@ -36,7 +36,9 @@
 // An index known at load time (exec.map[each.key], exec.c[count.index])
 // names one instance: the edge goes to it alone, and the referring
 // instance's evaluation sees only it (index.go). A whole-block reference
-// depends on every instance.
+// depends on every instance. for_each = exec.map over another for_each
+// block follows it, instance by instance (follow.go): static when that
+// block's instances are known at load time, dynamic when they are not.
 //
 // fileset and glob_wildcards list folders; the listings are recorded with
 // the files read, so the no-change certificate notices a file that appears.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -159,8 +160,9 @@ func (p *Pipeline) Expand(ph *Node, vals Values) ([]*Node, hcl.Diagnostics) {
 	if d.HasErrors() {
 		return nil, p.fromResults(ph, rec, d)
 	}
+	src := p.newSources(ph.Dynamic.After)
 	for _, n := range nodes {
-		n.Dynamic = &Dynamic{After: ph.Dynamic.After, Files: p.sourceFiles(n, ph.Dynamic.After)}
+		n.Dynamic = &Dynamic{After: ph.Dynamic.After, Files: p.sourceFiles(n, src)}
 	}
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Addr.Less(nodes[j].Addr) })
 	e := &expansion{nodes: nodes, index: make(map[addr.Node]*Node, len(nodes))}
@@ -213,10 +215,82 @@ func (p *Pipeline) fromResults(ph *Node, rec *reads, diags hcl.Diagnostics) hcl.
 	return out
 }
 
-// sourceFiles finds the files under the results of after that an
-// instance's key or value names, as a path under such a result or relative
-// to it.
-func (p *Pipeline) sourceFiles(n *Node, after []addr.Node) []string {
+// sourceStat and sourceReadDir are how an expansion looks at the results
+// its instances were made from (variables so that a test can count the
+// lookups).
+var (
+	sourceStat    = os.Stat
+	sourceReadDir = os.ReadDir
+)
+
+// sources are the results of the blocks an expansion read, where its
+// instances' files are looked for (sourceFiles). They are gathered once per
+// expansion, so that looking up an instance's files costs what its key and
+// value name, not the number of results.
+type sources struct {
+	outs    map[string]bool // the results' stable paths, cleaned
+	parents []string        // the folders holding them
+	// names maps an entry's name to the results holding an entry of that
+	// name, so that a relative name is looked for only where its first
+	// element is. Listed on first use, and only when there is more than
+	// one result to look in.
+	names map[string][]string
+}
+
+func (p *Pipeline) newSources(after []addr.Node) *sources {
+	s := &sources{outs: map[string]bool{}}
+	for _, blk := range after {
+		insts, _ := p.blockInstances(blk)
+		for _, a := range insts {
+			s.add(p.OutPath(a))
+		}
+	}
+	return s
+}
+
+func (s *sources) add(out string) {
+	out = filepath.Clean(out)
+	if s.outs[out] {
+		return
+	}
+	s.outs[out] = true
+	if parent := filepath.Dir(out); !slices.Contains(s.parents, parent) {
+		s.parents = append(s.parents, parent)
+	}
+}
+
+// holding returns the results that may hold the relative path rel (clean,
+// not leaving the result): all of them when there is one, else those with
+// an entry named as rel's first element.
+func (s *sources) holding(rel string) []string {
+	if len(s.outs) == 1 {
+		for out := range s.outs {
+			return []string{out}
+		}
+	}
+	if s.names == nil {
+		s.names = map[string][]string{}
+		for out := range s.outs {
+			entries, _ := sourceReadDir(out)
+			for _, e := range entries {
+				s.names[e.Name()] = append(s.names[e.Name()], out)
+			}
+		}
+	}
+	first, _, _ := strings.Cut(rel, string(filepath.Separator))
+	return s.names[first]
+}
+
+// sourceFiles finds the files under the results of the blocks the
+// expansion read (src) that instance n's key or value names, as a path
+// under such a result or relative to it. An instance that follows an
+// instance of a dynamic block (follow.go) looks under that instance's
+// result alone.
+func (p *Pipeline) sourceFiles(n *Node, src *sources) []string {
+	if a, ok := n.followed(); ok {
+		src = &sources{outs: map[string]bool{}}
+		src.add(p.OutPath(a))
+	}
 	var strs []string
 	collect := func(v cty.Value) {
 		_ = cty.Walk(v, func(_ cty.Path, x cty.Value) (bool, error) {
@@ -230,28 +304,45 @@ func (p *Pipeline) sourceFiles(n *Node, after []addr.Node) []string {
 		collect(n.Each.Key)
 		collect(n.Each.Value)
 	}
-	var outs []string
-	for _, blk := range after {
-		insts, _ := p.blockInstances(blk)
-		for _, a := range insts {
-			outs = append(outs, p.OutPath(a))
-		}
-	}
 	seen := map[string]bool{}
 	var files []string
+	look := func(f string) {
+		if seen[f] {
+			return
+		}
+		if fi, err := sourceStat(f); err == nil && fi.Mode().IsRegular() {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	// under looks at f, a clean absolute path, if a result holds it.
+	under := func(f string) {
+		for d := filepath.Dir(f); ; d = filepath.Dir(d) {
+			if src.outs[d] {
+				look(f)
+				return
+			}
+			if d == filepath.Dir(d) {
+				return
+			}
+		}
+	}
 	for _, s := range strs {
-		for _, out := range outs {
-			f := s
-			if !filepath.IsAbs(f) {
-				f = filepath.Join(out, f)
+		f := filepath.Clean(s)
+		switch {
+		case filepath.IsAbs(f):
+			under(f)
+		case f == ".":
+			// the result itself
+		case f == ".." || strings.HasPrefix(f, ".."+string(filepath.Separator)):
+			// It leaves the result it is relative to: the same path for
+			// every result in one folder.
+			for _, parent := range src.parents {
+				under(filepath.Join(parent, "x", f))
 			}
-			f = filepath.Clean(f)
-			if seen[f] || !within(out, f) || f == out {
-				continue
-			}
-			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
-				seen[f] = true
-				files = append(files, f)
+		default:
+			for _, out := range src.holding(f) {
+				look(filepath.Join(out, f))
 			}
 		}
 	}

@@ -114,7 +114,7 @@ func (p *Pipeline) nodeContext(n *Node, vals Values, selfOut string, granted map
 		}
 		ctx.Variables["self"] = p.selfValue(n, selfOut, granted)
 		if n.Each != nil {
-			ctx.Variables["each"] = cty.ObjectVal(map[string]cty.Value{"key": n.Each.Key, "value": n.Each.Value})
+			ctx.Variables["each"] = cty.ObjectVal(map[string]cty.Value{"key": n.Each.Key, "value": p.eachValue(n, vals)})
 		}
 		if n.CountIdx >= 0 {
 			ctx.Variables["count"] = cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(n.CountIdx))})

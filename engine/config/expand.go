@@ -31,13 +31,28 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 	for _, b := range p.Blocks {
 		b.dynamic = p.dynamicSources(b)
 	}
-	for _, b := range p.Blocks {
+	p.resolveFollowers()
+	// A static follower's instances are those of the block it follows,
+	// made first.
+	made := make(map[*Block]bool, len(p.Blocks))
+	var instantiate func(b *Block)
+	instantiate = func(b *Block) {
+		if made[b] {
+			return
+		}
+		made[b] = true
+		if b.follows != nil && b.dynamic == nil {
+			instantiate(p.blockOf[*b.follows])
+		}
 		nodes, d := p.instancesOf(b)
 		diags = append(diags, d...)
 		for _, n := range nodes {
 			p.instances[b.Addr()] = append(p.instances[b.Addr()], n.Addr)
 		}
 		p.Nodes = append(p.Nodes, nodes...)
+	}
+	for _, b := range p.Blocks {
+		instantiate(b)
 	}
 	if diags.HasErrors() {
 		return diags
@@ -68,6 +83,8 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 		a := base
 		a.Key = addr.AllKey()
 		return []*Node{{Addr: a, Block: b, CountIdx: -1, DeclRange: b.DeclRange, Dynamic: &Dynamic{After: b.dynamic}}}, nil
+	case b.follows != nil:
+		return p.followerInstances(b), nil
 	case b.ForEach != nil:
 		v, diags := b.ForEach.Value(p.staticContext())
 		if diags.HasErrors() {
@@ -226,7 +243,7 @@ func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics
 		}
 	}
 	for _, r := range n.Block.refs {
-		if n.Dynamic != nil && !n.Placeholder() && n.Block.decides(r.rng) {
+		if (n.Dynamic != nil || n.Block.follows != nil) && !n.Placeholder() && n.Block.decides(r.rng) {
 			continue // an instance takes its key and value from there, not a digest
 		}
 		// An index not known at load time may name another instance of
@@ -237,6 +254,9 @@ func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics
 			continue
 		}
 		add(t, r.rng)
+	}
+	if src, ok := n.followed(); ok && n.Block.readsEach {
+		add(src, n.Block.ForEach.Range()) // each.value is that instance's
 	}
 	meta := n.Block.meta
 	if a, ok := meta["depends_on"]; ok {

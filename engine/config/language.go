@@ -22,7 +22,7 @@ var MetaArguments = &schema.Block{
 	Summary: "arguments the engine takes in every node block, whatever its kind",
 	Attrs: []schema.Attr{
 		{Name: "for_each", Type: anyType, TypeDoc: "map or set", Key: schema.KeyNo,
-			Doc:     "One instance per element, addressed KIND.NAME[\"KEY\"]; each.key and each.value in the block. Each instance's configuration is keyed on its own. It may read another node's result (fileset, glob_wildcards, listfile, file): the instances are then known once that node has run.",
+			Doc:     "One instance per element, addressed KIND.NAME[\"KEY\"]; each.key and each.value in the block. Each instance's configuration is keyed on its own. for_each = exec.map, another for_each block, gives one instance per instance of it, each.value that instance. It may read another node's result (fileset, glob_wildcards, listfile, file): the instances are then known once that node has run.",
 			Example: `{ small = 64, large = 512 }`},
 		{Name: "count", Type: cty.Number, Key: schema.KeyNo,
 			Doc:     "N instances, addressed KIND.NAME[I]; count.index in the block. Like for_each, it may read another node's result.",

@@ -144,6 +144,8 @@ type Block struct {
 	outOnly      bool        // reads nothing of other nodes but their out (readsOnlyOut)
 	slurm        *hcl.Block  // the node's slurm { } block
 	dynamic      []addr.Node // for a dynamic block: the blocks its for_each or count reads
+	follows      *addr.Node  // for_each = KIND.NAME of a for_each block: the block it follows (follow.go)
+	readsEach    bool        // reads each.value, or each as a whole
 	lifecycle    hcl.Attributes
 }
 

@@ -82,6 +82,10 @@ func (p *Pipeline) analyseBlock(b *Block, blocks map[addr.Node]*Block) hcl.Diagn
 	b.selfOut = selfOut
 	b.self = readsSelf(travs)
 	b.locals = locals
+	if a, ok := followTarget(b, blocks); ok {
+		b.follows = &a
+	}
+	b.readsEach = readsEach(travs)
 	b.outOnly = p.readsOnlyOut(b, travs)
 	for _, l := range locals {
 		for _, n := range p.Locals[l].nodes {
@@ -222,7 +226,23 @@ func (p *Pipeline) readsOnlyOut(b *Block, travs []hcl.Traversal) bool {
 			skip[keyOf(t.SourceRange())] = true
 		}
 	}
+	if b.follows != nil {
+		// A follower's for_each gives it its keys; its each.value is the
+		// instance it follows, read like a reference to it.
+		for _, t := range b.ForEach.Variables() {
+			skip[keyOf(t.SourceRange())] = true
+		}
+	}
 	for _, t := range travs {
+		if b.follows != nil && t.RootName() == "each" {
+			if name, _ := attrStep(t, 1); name == "key" {
+				continue
+			}
+			if name, _ := attrStep(t, 2); name != "out" {
+				return false
+			}
+			continue
+		}
 		if _, isKind := p.Kinds[t.RootName()]; !isKind || skip[keyOf(t.SourceRange())] {
 			continue
 		}
