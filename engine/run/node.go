@@ -342,8 +342,11 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 		attempts++
 		// A command tells a resume from a first run by KILN_RESUME (a
 		// trainer's --init_from=resume), and its attempt by KILN_ATTEMPT.
-		again := resumed || attempt > 0 && n.Meta.Resumable
-		b.Env = plan.MergeEnv(b.Env, "KILN_RESUME="+map[bool]string{true: "1", false: "0"}[again], "KILN_ATTEMPT="+strconv.Itoa(attempt+1))
+		resume := "0"
+		if resumed || attempt > 0 && n.Meta.Resumable {
+			resume = "1"
+		}
+		b.Env = plan.MergeEnv(b.Env, "KILN_RESUME="+resume, "KILN_ATTEMPT="+strconv.Itoa(attempt+1))
 		if attempt > 0 {
 			fmt.Fprintf(log, "kiln: attempt %d of %d after: %v\n", attempt+1, n.Meta.Retries+1, lastErr)
 			// A retry starts afresh, so the result does not depend on what a
