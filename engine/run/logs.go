@@ -14,6 +14,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/nolink"
+	"github.com/kilnbuild/kiln/engine/sandbox"
 )
 
 // Each run of a node writes its own log, named by the run's start time and
@@ -75,10 +76,16 @@ type nodeLog struct {
 	total int64 // bytes not written in all
 	buf   []byte
 	tail  []string
-	line  func(string)
+	// refused are the first lines that read as a refusal (Permission
+	// denied): what the sandbox refused a run that went on regardless.
+	refused []string
+	line    func(string)
 }
 
-const tailLines = 20
+const (
+	tailLines    = 20
+	refusedLines = 64
+)
 
 // openLog starts a new log at path. Its folder, like the file, is made at
 // the first byte written.
@@ -201,6 +208,9 @@ func (e *LogError) Error() string {
 func (e *LogError) Unwrap() error { return e.Err }
 
 func (l *nodeLog) emit(s string) {
+	if len(l.refused) < refusedLines && sandbox.Refused(s) {
+		l.refused = append(l.refused, s)
+	}
 	l.tail = append(l.tail, s)
 	if len(l.tail) > tailLines {
 		l.tail = l.tail[len(l.tail)-tailLines:]
@@ -228,4 +238,11 @@ func (l *nodeLog) Tail() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]string(nil), l.tail...)
+}
+
+// Refused are the first lines of the output that read as a refusal.
+func (l *nodeLog) Refused() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.refused...)
 }

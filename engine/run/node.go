@@ -379,9 +379,12 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 			if err := sealed.checkResults(n.Addr, d.Pipeline.Root); err != nil {
 				return nil, attempts, err
 			}
+			if err := sealed.checkRefused(n.Addr, d.Pipeline.Root, log.Refused()); err != nil {
+				return nil, attempts, err
+			}
 			return &built{result: keepPins(dec.Kind, &unpinned, r)}, attempts, nil
 		}
-		lastErr = sealed.explain(err, n.Addr, d.Pipeline.Root, log.Tail())
+		lastErr = sealed.explain(err, n.Addr, d.Pipeline.Root, append(log.Refused(), log.Tail()...))
 		if cause := context.Cause(actx); cause != nil && ctx.Err() == nil && !errors.Is(err, cause) {
 			lastErr = fmt.Errorf("%w (%v)", cause, err)
 		}

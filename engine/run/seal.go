@@ -105,6 +105,11 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if prog := programIn(p.Root, dec.Program); prog != "" {
 		policy.Read = append(policy.Read, prog)
 	}
+	if n.Dynamic != nil {
+		// The files of an upstream result its for_each key or value names
+		// (their digests are in its key).
+		policy.Read = append(policy.Read, n.Dynamic.Files...)
+	}
 	for _, u := range ups {
 		policy.Read = append(policy.Read, u.paths...)
 		s.owners[p.OutPath(u.addr)] = u.addr
@@ -288,29 +293,59 @@ func (s *sealedRun) explain(err error, node addr.Node, root string, log []string
 	if len(denied) == 0 {
 		return err
 	}
+	return fmt.Errorf("%w; the sandbox refused it: %s", err, s.refusals(node, root, denied))
+}
+
+// checkRefused fails a run that succeeded although the sandbox refused it
+// a path in the pipeline folder, as its log says: a command that read an
+// undeclared file through $(cat FILE), or ignored a failed write, made its
+// result without it, and that result is not kept. A refusal outside the
+// pipeline folder (a tool's optional cache) is left to the command.
+func (s *sealedRun) checkRefused(node addr.Node, root string, log []string) error {
+	if s == nil || s.policy == nil || len(log) == 0 {
+		return nil
+	}
+	var inside []sandbox.Denial
+	for _, d := range s.policy.Denied(log, s.cwd) {
+		if within(root, d.Path) || within(root, d.Real) {
+			inside = append(inside, d)
+		}
+	}
+	if len(inside) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s exited 0, but the sandbox refused it files of the pipeline folder, so its result is not kept: %s", node, s.refusals(node, root, inside))
+}
+
+// refusals says what each denial was and the way forward, in one line.
+func (s *sealedRun) refusals(node addr.Node, root string, denied []sandbox.Denial) string {
 	var says []string
 	for _, d := range denied {
 		says = append(says, s.refusal(node, root, d))
 	}
-	return fmt.Errorf("%w; the sandbox refused it: %s", err, strings.Join(says, "; "))
+	return strings.Join(says, "; ")
 }
 
 // refusal says why the run of node was refused a path, and the way
-// forward.
+// forward. A refused path that exists and that the run may not read was
+// most likely read; any other was written.
 func (s *sealedRun) refusal(node addr.Node, root string, d sandbox.Denial) string {
 	rel, path := relPath(root, d.Path), d.Real
+	_, err := os.Lstat(path)
+	read := err == nil && !s.policy.Readable(path)
 	for owned, up := range s.owners {
 		if within(owned, d.Path) || within(owned, path) {
 			return fmt.Sprintf("%s wrote %s, which is %s's result; results are read-only — write into $KILN_OUT instead (link or copy what it needs from %s there first)", node, rel, up, up)
 		}
 	}
 	switch {
+	case within(filepath.Join(root, ".kiln"), path) && read:
+		return fmt.Sprintf("%s read %s, kiln's state, without depending on the node whose result it is; reference that node's result (${KIND.NAME.out}) in its configuration, so that it runs first and a change to it reruns this node", node, rel)
 	case within(filepath.Join(root, ".kiln"), path):
-		return fmt.Sprintf("%s touched %s, kiln's state; a run may write only $KILN_OUT, its outputs and $TMPDIR", node, rel)
+		return fmt.Sprintf("%s wrote %s, kiln's state; a run may write only $KILN_OUT, its outputs and $TMPDIR", node, rel)
+	case within(root, path) && read:
+		return fmt.Sprintf("%s read %s, which it does not declare; add it to the node's inputs (inputs = [..., %q]) so that a change to it reruns the node", node, rel, rel)
 	case within(root, path):
-		if _, err := os.Lstat(path); err == nil && !s.policy.Readable(path) {
-			return fmt.Sprintf("%s read %s, which it does not declare; add it to the node's inputs (inputs = [..., %q]) so that a change to it reruns the node", node, rel, rel)
-		}
 		return fmt.Sprintf("%s wrote %s in the pipeline folder, which is read-only to runs; write into $KILN_OUT, or declare it in outputs = [%q]", node, rel, rel)
 	}
 	return fmt.Sprintf("%s wrote %s, outside its result; a run may write only $KILN_OUT, its outputs and $TMPDIR (allow a path on this host with %s, or set sandbox = false with a sandbox_reason)", node, path, sandbox.WritableEnv)

@@ -23,7 +23,7 @@ func (p *Policy) Denied(lines []string, dir string) []Denial {
 	var out []Denial
 	seen := map[string]bool{}
 	for _, line := range lines {
-		if !refused(line) {
+		if !Refused(line) {
 			continue
 		}
 		for _, word := range strings.FieldsFunc(line, func(r rune) bool {
@@ -44,7 +44,8 @@ func (p *Policy) Denied(lines []string, dir string) []Denial {
 	return out
 }
 
-func refused(line string) bool {
+// Refused reports whether a line of a run's output reads as a refusal.
+func Refused(line string) bool {
 	for _, r := range refusals {
 		if strings.Contains(line, r) {
 			return true

@@ -57,6 +57,7 @@ exec "index" {
 # One line per mismatched base: position, reference base, read base, sample.
 exec "call" {
   for_each = local.samples
+  inputs   = [local.reference]
   command  = <<-EOT
     test -s ${exec.index[each.key].out}/index.txt
     awk -v ref="$(cat ${local.reference})" -v s=${each.key} '{
