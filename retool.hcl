@@ -23,9 +23,10 @@
 #   sandbox_fusion ─ ... ─ service.sandbox ─ tool_config ──────┼─ rl_train
 #   dapo_math_17k, aime_2024 ──────────────────────────────────┘
 #
-# The Ascend steps need toolchain.cann (vllm_ascend_wheel, sft_merge) and the
-# training steps host.a2 as well (sft_train, rl_train); the rest runs on any
-# Linux host with network.
+# The Ascend steps need toolchain.cann (vllm_ascend_wheel, sft_merge), the
+# kernel build host.build's compilers, and the training steps host.a2 as
+# well (sft_train, rl_train); the rest runs on any Linux host with network,
+# git and GNU patch (git_repo.verl's patches), which the plan checks too.
 
 # ---------------------------------------------------------------- host paths
 
@@ -78,6 +79,26 @@ variable "sandbox_runtime_python" {
 }
 
 # ---------------------------------------------------------------- settings
+
+# kiln: the CANN release this host has and the pipeline is built against.
+# The run book names 8.3.RC1; vllm-ascend at ceadc27 builds its Dockerfile
+# on quay.io/ascend/cann:8.3.rc2 and installs 8.3.RC2 in its installation
+# guide (which asks for CANN >= 8.3.RC1), so both are accepted. host.a2
+# requires exactly this version and toolchain.cann checks it in the
+# toolkit's ascend_toolkit_install.info: the plan says which version it
+# found and which this variable wants. The version is part of both keys, so
+# moving to the other release rebuilds what CANN compiled or ran
+# (vllm_ascend_wheel's kernels, the training steps) and keeps the results
+# of the first for restore.
+variable "cann_version" {
+  type        = string
+  default     = "8.3.RC1"
+  description = "CANN release on this host: 8.3.RC1 (the run book's) or 8.3.RC2 (vllm-ascend's Dockerfile and installation guide at ceadc27)."
+  validation {
+    condition     = contains(["8.3.RC1", "8.3.RC2"], var.cann_version)
+    error_message = "cann_version must be 8.3.RC1 (the run book's) or 8.3.RC2 (vllm-ascend's at ceadc27); set -var cann_version= to the one installed in ascend_toolkit_home, or install one of them."
+  }
+}
 
 variable "soc_version" {
   type        = string
@@ -186,8 +207,22 @@ host "a2" {
 
   require {
     npus  = 8
-    cann  = "8.3.RC1"
+    cann  = var.cann_version
     files = [var.jemalloc]
+  }
+}
+
+# kiln: what vllm_ascend_wheel runs besides Python: its setup.py configures
+# CMake with the default generator ("ccache and ninja can not be applied at
+# ascendc kernels now"), so make, and the host compilers (vllm-ascend's
+# Dockerfile installs gcc g++ cmake; its installation guide asks for gcc/g++
+# newer than 8). cmake itself comes from python_env.vllm_ascend_build. The
+# plan names each one this host lacks, before anything runs.
+host "build" {
+  npu_smi = var.npu_smi
+
+  require {
+    programs = ["gcc", "g++", "make"]
   }
 }
 
@@ -200,7 +235,7 @@ toolchain "cann" {
     "${var.ascend_toolkit_home}/set_env.sh",
     "${var.nnal_home}/atb/set_env.sh",
   ]
-  version = "8.3.RC1"
+  version = var.cann_version
 
   probe {
     file = "${var.ascend_toolkit_home}/latest/<arch>-linux/ascend_toolkit_install.info"
@@ -288,6 +323,7 @@ python_env "vllm_ascend_build" {
 # stays as git_repo verified it. The toolkit's devlib (libascend_hal.so) is
 # on the library path at build time, as in vllm-ascend's Dockerfile.
 exec "vllm_ascend_wheel" {
+  host        = host.build
   toolchain   = toolchain.cann
   env_prepend = { PATH = python_env.vllm_ascend_build.bin }
   env = {

@@ -141,9 +141,15 @@ func TestRetoolPipelinePlansWithoutNPUs(t *testing.T) {
 		"-var", "jemalloc=" + filepath.Join(dir, "no-libjemalloc.so.2"),
 	}
 
+	// The programs the builds run, as stand-ins: the plan only looks them
+	// up, so it reads the same on every machine.
+	tools := stubPrograms(t, "git", "patch", "gcc", "g++", "make")
+	t.Setenv("PATH", tools)
+
 	if stdout, stderr, code := kilnRun(t, append([]string{"validate"}, append(noNPU, pipeline)...)...); code != 0 {
 		t.Fatalf("kiln validate retool.hcl: exit %d\n%s%s", code, stdout, stderr)
 	}
+	checkRetoolCANNVersions(t, pipeline, noNPU)
 
 	// Under Slurm the training job runs on a compute node: a sandbox left on
 	// this host's loopback is refused at validate, with the way out.
@@ -200,6 +206,8 @@ func TestRetoolPipelinePlansWithoutNPUs(t *testing.T) {
 	if !strings.Contains(text, "17 nodes cannot run on this machine, for 7 reasons:") || !strings.Contains(text, "blocks 3 nodes: exec.sft_merge, exec.vllm_ascend_wheel, toolchain.cann") {
 		t.Errorf("the plan does not group the nodes by cause:\n%s", text)
 	}
+
+	checkRetoolTools(t, pipeline, noNPU)
 
 	got := graphLines(m)
 	golden := filepath.Join("testdata", "retool", "plan-graph.golden")

@@ -115,7 +115,25 @@ func lookPath(name string, env []string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%s not found in the build's PATH (%s): install git or add it to PATH: %w", name, path, exec.ErrNotFound)
+	return "", &notFoundError{name: name, path: path}
+}
+
+// notFoundError is a program that is in no folder of the build's PATH.
+type notFoundError struct{ name, path string }
+
+func (e *notFoundError) Error() string {
+	return fmt.Sprintf("%s not found in the build's PATH (%s): %s", e.name, e.path, installHint(e.name))
+}
+
+func (e *notFoundError) Unwrap() error { return exec.ErrNotFound }
+
+// installHint says how to get a program git_repo runs.
+func installHint(name string) string {
+	pkg := map[string]string{"git": "git", "git-lfs": "git-lfs", "patch": "patch"}[filepath.Base(name)]
+	if pkg == "" {
+		return "install it or add its folder to PATH"
+	}
+	return fmt.Sprintf("install %s (apt-get install %s) or add its folder to PATH", filepath.Base(name), pkg)
 }
 
 func isExecutable(p string) bool {

@@ -33,6 +33,10 @@
 // log and kept in Result.Attrs["patches"]; a patch neither applies fails the
 // build naming the files and hunks. HEAD and the real index stay at the
 // commit, so tools that check "git rev-parse HEAD" still see it.
+// Probe finds at plan time the programs a build would run, on the node's
+// PATH: git, git-lfs with lfs = true, and GNU patch whenever there are
+// patches (which ones git apply refuses is known only after checkout); one
+// that is missing blocks the node with the package that ships it.
 // The patched working tree is identified by the tree id that
 // "git add -A; git write-tree" gives with a private index file
 // (.git/kiln-index); files that .gitignore excludes are not part of it, and a

@@ -24,7 +24,7 @@ func (h *Host) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 		return nil, err
 	}
 	f := h.read(ctx, src)
-	if unmet := req.unmet(f); len(unmet) > 0 {
+	if unmet := req.unmet(f, programEnv(b.Env)); len(unmet) > 0 {
 		return nil, fmt.Errorf("%s: %s", label(b.Addr), strings.Join(unmet, "; "))
 	}
 	all := f.Map()

@@ -30,6 +30,7 @@ type requirements struct {
 	Driver   string
 	Firmware string
 	Files    []string // must exist (absolute, or relative to the pipeline folder)
+	Programs []string // must be found on PATH (names) or be executable (paths)
 }
 
 func decodeSources(v cty.Value, root string) (sources, error) {
@@ -105,6 +106,19 @@ func decodeRequirements(v cty.Value, root string) (requirements, error) {
 			return r, errors.New("require.files holds an empty path")
 		}
 		r.Files = append(r.Files, resolve(root, proc.ExpandArch(f)))
+	}
+	programs, err := attr.Strings(req, "programs")
+	if err != nil {
+		return r, err
+	}
+	for _, p := range programs {
+		if p == "" {
+			return r, errors.New("require.programs holds an empty name")
+		}
+		if strings.Contains(p, "/") {
+			p = resolve(root, proc.ExpandArch(p))
+		}
+		r.Programs = append(r.Programs, p)
 	}
 	return r, nil
 }

@@ -22,7 +22,9 @@
 // Requirements: npus is a minimum, cann and arch are exact, driver and
 // firmware are version prefixes, files must exist (a library a run preloads,
 // a device node: the loader only warns about a missing LD_PRELOAD, so a run
-// would silently go without it). A file's presence does not enter the key;
+// would silently go without it), programs must be found on the node's PATH
+// (the compilers a build runs). A file's presence, or where a program is
+// found, does not enter the key;
 // "<arch>" in its path stands for the machine's architecture. Relative fact paths are relative to the
 // pipeline folder; the default npu-smi is looked up on kiln's PATH and then
 // in NPUSmiDirs.

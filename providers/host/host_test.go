@@ -203,6 +203,12 @@ func TestProbeUnmetRequirements(t *testing.T) {
 		{"arch", `arch = "riscv64"`, "host a2: needs arch riscv64, found " + proc.Arch()},
 		{"a file present", `files = ["fake/` + "<arch>" + `.txt"]`, ""},
 		{"a file missing", `files = ["/usr/lib/libjemalloc-kiln-missing.so.2", "fake/` + "<arch>" + `.txt"]`, "host a2: needs /usr/lib/libjemalloc-kiln-missing.so.2, not found"},
+		{"a program found", `programs = ["sh"]`, ""},
+		{"a program by path", `programs = ["fake/` + "<arch>" + `.txt"]`, "host a2: needs FAKE, not an executable file (install it, or set the path of an installed one)"},
+		{
+			"programs missing", `programs = ["sh", "gcc-kiln-missing", "g++"]`,
+			"host a2: needs gcc-kiln-missing, not found on PATH (PATH): install it or add its folder to PATH; needs g++, not found on PATH (PATH): install it (apt-get install g++) or add its folder to PATH",
+		},
 		{
 			"every unmet one", "npus = 16\ncann = \"8.3.RC1\"\nfirmware = \"7.6\"",
 			"host a2: needs 16 NPUs, found 8; needs CANN 8.3.RC1, found 8.2.RC1; needs firmware 7.6*, found 7.5.0.1.129",
@@ -218,8 +224,17 @@ func TestProbeUnmetRequirements(t *testing.T) {
 				t.Fatal(err)
 			}
 			k := New()
-			p := probe(t, k, node(t, k, f.dir, f.hcl(tt.require)))
-			if diff := cmp.Diff(tt.blocked, p.Blocked); diff != "" {
+			n := node(t, k, f.dir, f.hcl(tt.require))
+			// Programs are looked up on the node's PATH: one folder with sh
+			// in it and nothing else.
+			bin := t.TempDir()
+			if err := os.Symlink("/bin/sh", filepath.Join(bin, "sh")); err != nil {
+				t.Fatal(err)
+			}
+			n.Env = []string{"PATH=" + bin}
+			p := probe(t, k, n)
+			want := strings.NewReplacer("(PATH)", "("+bin+")", "FAKE", filepath.Join(f.dir, "fake", proc.Arch()+".txt")).Replace(tt.blocked)
+			if diff := cmp.Diff(want, p.Blocked); diff != "" {
 				t.Errorf("Blocked (-want +got):\n%s", diff)
 			}
 		})

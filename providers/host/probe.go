@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/kind"
@@ -22,10 +23,19 @@ func (h *Host) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*kind.P
 	}
 	f := h.read(ctx, src)
 	p := &kind.Probe{KeyLines: req.keyLines(f), Facts: f.Map()}
-	if unmet := req.unmet(f); len(unmet) > 0 {
+	if unmet := req.unmet(f, programEnv(n.Env)); len(unmet) > 0 {
 		p.Blocked = label(n.Addr) + ": " + strings.Join(unmet, "; ")
 	}
 	return p, nil
+}
+
+// programEnv is the environment whose PATH required programs are looked up
+// on: the node's when the engine knows it, else kiln's own.
+func programEnv(env []string) []string {
+	if env != nil {
+		return env
+	}
+	return []string{"PATH=" + os.Getenv("PATH")}
 }
 
 func decode(n *kind.Node) (sources, requirements, error) {

@@ -40,6 +40,7 @@ Only the facts named in the require block enter the keys of the nodes that use t
 			{Name: "driver", Type: cty.String, Key: schema.KeyValue, Doc: "A prefix of the driver version.", Example: `"24.1"`},
 			{Name: "firmware", Type: cty.String, Key: schema.KeyValue, Doc: "A prefix of the firmware version.", Example: `"7.5"`},
 			{Name: "files", Type: cty.List(cty.String), Key: schema.KeyValue, Doc: `Files that must exist (a library a run preloads: the loader only warns about a missing LD_PRELOAD); relative to the pipeline folder, "<arch>" for the machine's architecture. Whether they exist does not enter the key.`, Example: `["/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"]`},
+			{Name: "programs", Type: cty.List(cty.String), Key: schema.KeyValue, Doc: `Programs that must be found on PATH at plan time (the compilers and tools a build runs: gcc, g++, make); a name is looked up on PATH, a path must be an executable file. A missing one blocks the host with the package that ships it where kiln knows one. Where they are found does not enter the key.`, Example: `["gcc", "g++", "make"]`},
 		},
 	}},
 	Exports: []schema.Export{

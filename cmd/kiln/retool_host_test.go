@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stubPrograms is a folder of executable stand-ins with the given names, to
+// be a PATH that holds exactly those programs.
+func stubPrograms(t *testing.T, names ...string) string {
+	t.Helper()
+	bin := t.TempDir()
+	for _, name := range names {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin
+}
+
+// blockedReasons is the plan's blocked nodes by address.
+func blockedReasons(m planModel) map[string]string {
+	out := map[string]string{}
+	for _, b := range m.Blocked {
+		out[b.Address] = b.Reason
+	}
+	return out
+}
+
+// checkRetoolCANNVersions checks retool.hcl's cann_version: 8.3.RC2, the
+// release vllm-ascend's Dockerfile uses, is accepted and becomes what host.a2
+// and toolchain.cann want; a release outside the accepted set is refused at
+// validate with both accepted ones named.
+func checkRetoolCANNVersions(t *testing.T, pipeline string, vars []string) {
+	t.Helper()
+	rc2 := append([]string{"-var", "cann_version=8.3.RC2"}, vars...)
+	if stdout, stderr, code := kilnRun(t, append(append([]string{"validate"}, rc2...), pipeline)...); code != 0 {
+		t.Fatalf("kiln validate -var cann_version=8.3.RC2: exit %d\n%s%s", code, stdout, stderr)
+	}
+	blocked := blockedReasons(planJSON(t, append(rc2, pipeline)...))
+	if r := blocked["host.a2"]; !strings.Contains(r, "needs CANN 8.3.RC2, found none") {
+		t.Errorf("with cann_version=8.3.RC2 host.a2 is blocked with %q, want it to want CANN 8.3.RC2", r)
+	}
+	if r := blocked["toolchain.cann"]; !strings.Contains(r, "install CANN 8.3.RC2") {
+		t.Errorf("with cann_version=8.3.RC2 toolchain.cann is blocked with %q, want it to want CANN 8.3.RC2", r)
+	}
+	bad := append([]string{"validate", "-var", "cann_version=8.2.RC1"}, vars...)
+	_, stderr, code := kilnRun(t, append(bad, pipeline)...)
+	if code == 0 || !strings.Contains(stderr, "retool.hcl line") || !strings.Contains(stderr, "must be 8.3.RC1 (the run book's) or 8.3.RC2") {
+		t.Errorf("kiln validate -var cann_version=8.2.RC1: exit %d, want a refusal at its line naming the accepted releases:\n%s", code, stderr)
+	}
+}
+
+// checkRetoolTools plans retool.hcl on a PATH with git but neither GNU patch
+// nor the compilers: the nodes that would run them are blocked at plan
+// time, each naming the program and its package, and a git_repo without
+// patches is not.
+func checkRetoolTools(t *testing.T, pipeline string, vars []string) {
+	t.Helper()
+	t.Setenv("PATH", stubPrograms(t, "git", "g++", "make"))
+	blocked := blockedReasons(planJSON(t, append(vars, pipeline)...))
+	for _, want := range []struct{ addr, mention string }{
+		{"git_repo.verl", "git_repo verl needs GNU patch, which applies the patches git apply refuses: patch not found in the build's PATH"},
+		{"git_repo.verl", "install patch (apt-get install patch)"},
+		{"git_repo.sandbox_fusion", "needs GNU patch"},
+		{"exec.verl_wheel", "needs git_repo.verl"},
+		{"host.build", "needs gcc, not found on PATH"},
+		{"host.build", "apt-get install gcc"},
+		{"exec.vllm_ascend_wheel", ""},
+	} {
+		r, ok := blocked[want.addr]
+		switch {
+		case !ok:
+			t.Errorf("without patch and gcc on PATH %s is not blocked", want.addr)
+		case !strings.Contains(r, want.mention):
+			t.Errorf("without patch and gcc on PATH %s is blocked with %q, want %q", want.addr, r, want.mention)
+		case strings.Contains(r, "install git"):
+			t.Errorf("%s is blocked with %q: git is there, patch is missing", want.addr, r)
+		}
+	}
+	for _, free := range []string{"git_repo.vllm", "git_repo.vllm_ascend", "git_repo.mindspeed_rl"} {
+		if r, ok := blocked[free]; ok {
+			t.Errorf("%s has no patches and git is on PATH, but it is blocked: %s", free, r)
+		}
+	}
+}
