@@ -24,7 +24,7 @@ import (
 // the pipeline. When a plan or an apply leaves every node up to date, kiln
 // writes a certificate (.kiln/cache/noop) of what that conclusion rested on:
 // a digest of the pipeline's files and variable values, the state's lineage
-// and serial, the files expressions read exactly as the plan read them (a
+// and serial and the state file's stamp, the files expressions read exactly as the plan read them (a
 // content digest, or for fileexists whether the file was there — never as
 // they are after the apply, which may have written them; a file read twice
 // with different results means no certificate), the environment variables
@@ -67,16 +67,21 @@ import (
 // hosts, toolchains, git checkouts, Python environments) and nodes with
 // always_run take the full path every time.
 
-const quickFormat = "kiln-noop-9"
+const quickFormat = "kiln-noop-10"
 
 type quickCert struct {
 	Format  string
 	Config  string
 	Lineage string
 	Serial  uint64
-	Reads   []config.FileRead // as the plan read them
-	Env     []quickFile       // name, short hash of the value
-	Nodes   []quickNode
+	// State is the stamp of the state file the plan read: any write to it
+	// since (a truncation, a flipped bit, a hand edit) leaves the full
+	// path, which checks the file's checksum. Its lineage and serial alone
+	// are in its first line, which such damage may leave whole.
+	State hash.Stamp
+	Reads []config.FileRead // as the plan read them
+	Env   []quickFile       // name, short hash of the value
+	Nodes []quickNode
 	// Sources seal the files the configuration's digest reads (pipeline
 	// files, lock, variable files) by their stamps, as settle found them.
 	Sources []quickSource
@@ -247,7 +252,7 @@ func openQuick(o Options) (*quickSession, bool) {
 		return nil, false
 	}
 	lineage, serial, ok := state.ReadStamp(stateDir)
-	if !ok || lineage != c.Lineage || serial != c.Serial {
+	if !ok || lineage != c.Lineage || serial != c.Serial || !hash.FileHolds(state.SnapshotPath(stateDir), c.State) {
 		return nil, false
 	}
 	if state.HasRunLog(stateDir) {
@@ -570,7 +575,11 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 		files[i] = filepath.Join(p.Root, f)
 	}
 	digest := func(path string) (hash.Digest, error) { return hash.File(path, w.stat) }
-	c := &quickCert{Format: quickFormat, Config: quickConfigDigest(files, w.opts, digest), Lineage: lineage, Serial: serial}
+	stamp, ok := hash.FileStamp(state.SnapshotPath(p.StateDir))
+	if !ok {
+		return nil, false
+	}
+	c := &quickCert{Format: quickFormat, Config: quickConfigDigest(files, w.opts, digest), Lineage: lineage, Serial: serial, State: stamp}
 	// The files exactly as the plan read them: a file the apply wrote
 	// since (an in-place output that a count depends on) fails the check.
 	reads, consistent := p.FilesRead()

@@ -72,6 +72,7 @@ func encodeQuickCert(c *quickCert) ([]byte, bool) {
 	w.str(c.Config)
 	w.str(c.Lineage)
 	w.uint(c.Serial)
+	w.stamp(c.State)
 	w.uint(uint64(len(c.Reads)))
 	for _, r := range c.Reads {
 		w.str(r.Path)
@@ -282,7 +283,7 @@ func decodeQuickCert(data []byte) (*quickCert, bool) {
 	// The strings of the certificate are slices of the file's bytes,
 	// which are never written to again.
 	r := &certReader{s: unsafe.String(&body[0], len(body))}
-	c := &quickCert{Format: r.str(), Config: r.str(), Lineage: r.str(), Serial: r.uint()}
+	c := &quickCert{Format: r.str(), Config: r.str(), Lineage: r.str(), Serial: r.uint(), State: r.stamp()}
 	if n := r.count(4); n > 0 {
 		c.Reads = make([]config.FileRead, n)
 		for i := range c.Reads {

@@ -109,6 +109,9 @@ func runApply(c *cli, args []string) int {
 	}
 	if saved == nil && !d.narrowed() {
 		if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
+			if c.verifying() && !c.verifyNoChanges(&a.pipelineArgs, path, n) {
+				return 1
+			}
 			render.NothingToApply(c.stdout, n)
 			return 0
 		}

@@ -56,6 +56,13 @@ func TestScripts(t *testing.T) {
 	for name, f := range scaleOutCmds {
 		cmds[name] = f
 	}
+	// KILN_PLAN_VERIFY=1 go test ./cmd/kiln -run TestScripts runs every
+	// script with each quick answer decided again by the full plan.
+	verifyLog := ""
+	if os.Getenv("KILN_PLAN_VERIFY") != "" {
+		verifyLog = filepath.Join(t.TempDir(), "verified")
+		t.Cleanup(func() { checkVerified(t, verifyLog) })
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
@@ -66,6 +73,10 @@ func TestScripts(t *testing.T) {
 			// sealed run may write it only as a host's extra writable path.
 			// The sandbox's own scripts (sandbox_*.txtar) clear it.
 			e.Setenv("KILN_SANDBOX_WRITABLE", e.WorkDir)
+			if verifyLog != "" {
+				e.Setenv("KILN_PLAN_VERIFY", "1")
+				e.Setenv("KILN_PLAN_VERIFY_LOG", verifyLog)
+			}
 			// A TCP port that was free a moment ago, for scripts that start
 			// services.
 			l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -286,4 +297,16 @@ func cmdDisjoint(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Logf("%d runs, none sharing a device while running together", len(runs))
+}
+
+// checkVerified fails a verifying run in which no quick answer was
+// verified: the quick path never engaged, so nothing was checked.
+func checkVerified(t *testing.T, log string) {
+	b, err := os.ReadFile(log)
+	answers := strings.Count(string(b), "\n")
+	if err != nil || answers == 0 {
+		t.Errorf("KILN_PLAN_VERIFY: no quick answer was verified (%v)", err)
+		return
+	}
+	t.Logf("KILN_PLAN_VERIFY: %d quick answers agreed with the full plan", answers)
 }

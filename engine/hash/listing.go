@@ -86,6 +86,17 @@ func StampOf(path string) (Stamp, bool) {
 	return Stamp{Dev: sig.dev, Ino: sig.ino, Size: sig.size, Mtime: sig.mtime, Ctime: sig.ctime}, true
 }
 
+// FileStamp returns the stamp of the regular file at path (not followed
+// when it is a symlink); false when it is not one.
+func FileStamp(path string) (Stamp, bool) {
+	info, err := os.Lstat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return Stamp{}, false
+	}
+	sig, ok := signatureOf(info)
+	return stampOf(sig), ok
+}
+
 // Racy reports whether the folder may have changed, or may still change,
 // without changing this stamp, for entries read starting at start: its
 // mtime or ctime lies within the racy window before start (or after it).

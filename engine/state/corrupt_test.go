@@ -5,9 +5,17 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// flipBit is data with one bit of byte i inverted.
+func flipBit(data []byte, i int) []byte {
+	out := bytes.Clone(data)
+	out[i] ^= 0x04
+	return out
+}
 
 func TestCorruptSnapshot(t *testing.T) {
 	good := &State{Lineage: "abc", Records: map[string]*Record{}}
@@ -25,14 +33,17 @@ func TestCorruptSnapshot(t *testing.T) {
 		want string // in the error message
 	}{
 		{"truncated", valid[:len(valid)/2], "state.json.backup"},
-		{"truncated at a line end", valid[:bytes.IndexByte(valid, '\n')+1], "not valid JSON"},
-		{"missing end", bytes.TrimSuffix(valid, []byte("]}\n")), "not valid JSON"},
+		{"truncated at a line end", valid[:bytes.IndexByte(valid, '\n')+1], "do not match its checksum"},
+		{"missing end", bytes.TrimSuffix(valid, []byte("]}\n")), "do not match its checksum"},
+		{"a flipped bit", flipBit(valid, len(valid)*2/3), "do not match its checksum"},
+		{"a record edited, still valid JSON", bytes.Replace(valid, []byte(`"exec.`), []byte(`"exec_`), 1), "do not match its checksum"},
+		{"no sum", regexp.MustCompile(`"sum":"[0-9a-f]+",`).ReplaceAll(bytes.Clone(valid), nil), "has no checksum"},
 		{"garbage", []byte("\x00\x01garbage\xff"), "not valid JSON"},
 		{"empty", nil, "empty"},
 		{"zeros", make([]byte, 4096), "not valid JSON"},
-		{"trailing garbage", append(bytes.Clone(valid), "xx"...), "not valid JSON"},
+		{"trailing garbage", append(bytes.Clone(valid), "xx"...), "do not match its checksum"},
 		{"wrong type", []byte(`{"version":1,"lineage":"a","serial":1,"records":{}}`), "not valid JSON"},
-		{"newer version", bytes.Replace(valid, []byte(`"version":2`), []byte(`"version":3`), 1), "newer kiln (format version 3"},
+		{"newer version", bytes.Replace(valid, []byte(`"version":3`), []byte(`"version":4`), 1), "newer kiln (format version 4"},
 		{"newer version, other shape", []byte(`{"records":{"by_addr":{}},"version":4}`), "newer kiln (format version 4"},
 		{"no version", []byte(`{"lineage":"a","serial":1,"records":[]}`), "format version 0"},
 		{"no lineage", []byte(`{"version":1,"serial":1,"records":[]}`), "no lineage"},

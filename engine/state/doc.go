@@ -5,7 +5,7 @@
 //
 // Layout of the state folder dir:
 //
-//	dir/state.json          snapshot: {"version":2,"lineage":…,"serial":N,"records":[…],"history":[…]}
+//	dir/state.json          snapshot: {"version":3,"lineage":…,"serial":N,"sum":…,"records":[…],"history":[…]}
 //	dir/state.json.backup   the snapshot before the last compaction
 //	dir/state.journal       records committed by an apply not yet compacted
 //	dir/lock                flock(2) target; holds the holder's pid, host, start, command

@@ -94,7 +94,7 @@ func TestLoadVersion1(t *testing.T) {
 		t.Errorf("a record of the earlier store layout went to History: %v", historyKeys(after))
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "state.json"))
-	if got := string(data[:len(`{"version":2,`)]); got != `{"version":2,` {
+	if got := string(data[:len(`{"version":3,`)]); got != `{"version":3,` {
 		t.Errorf("rewritten as %q", got)
 	}
 }

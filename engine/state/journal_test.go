@@ -189,7 +189,7 @@ func TestJournalMismatch(t *testing.T) {
 	for name, begin := range map[string]journalEntry{
 		"other lineage":         {Op: opBegin, Version: 1, Lineage: "someone-else", Serial: 1},
 		"ahead of the snapshot": {Op: opBegin, Version: 1, Lineage: "", Serial: 5},
-		"newer format":          {Op: opBegin, Version: 3, Lineage: "", Serial: 1},
+		"newer format":          {Op: opBegin, Version: FormatVersion + 1, Lineage: "", Serial: 1},
 		"no begin":              {Op: opDelete, Addr: "exec.a"},
 	} {
 		t.Run(name, func(t *testing.T) {

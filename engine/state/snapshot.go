@@ -2,6 +2,8 @@ package state
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -14,35 +16,64 @@ import (
 // and history by key, so it is deterministic, readable and diffable, and a
 // large one is decoded in parallel:
 //
-//	{"version":2,"lineage":"…","serial":N,"records":[
+//	{"version":3,"lineage":"…","serial":N,"sum":"…","records":[
 //	{"addr":"exec.a",…},
 //	{"addr":"exec.b",…}
 //	],"history":[
 //	{"addr":"exec.a","key":…}
 //	]}
 //
-// Version 1 had no history: its last line is "]}" right after the records.
-// Any other valid JSON of the same shape (a hand-edited file) is read too,
-// by the slower generic decoder.
+// sum is the SHA-256 of everything after the first line: a version 3
+// snapshot whose bytes do not match it (a truncated file, a flipped bit, a
+// hand edit) is refused as damaged, never read as another state. Version 1
+// had no history (its last line is "]}" right after the records) and
+// versions 1 and 2 no sum; those are read, in this layout or as any valid
+// JSON of the same shape, by the slower generic decoder.
 type snapshot struct {
 	Version int       `json:"version"`
 	Lineage string    `json:"lineage"`
 	Serial  uint64    `json:"serial"`
+	Sum     string    `json:"sum,omitempty"`
 	Records []*Record `json:"records"`
 	History []*Record `json:"history,omitempty"`
+}
+
+// sumFrom is the version 3 checksum of a snapshot's body: every byte after
+// its first line.
+func sumFrom(body []byte) string {
+	s := sha256.Sum256(body)
+	return hex.EncodeToString(s[:])
+}
+
+// checkSum refuses a snapshot of version 3 or later whose body does not
+// have the sum its first line names; older versions have none to check,
+// and a newer one is left to the version check.
+func checkSum(data []byte) (problem string, ok bool) {
+	head, body, found := bytes.Cut(data, []byte{'\n'})
+	if !found {
+		return "", true // not the line layout: the decoder says what is wrong
+	}
+	var h struct {
+		Version int    `json:"version"`
+		Sum     string `json:"sum"`
+	}
+	if !bytes.HasSuffix(head, []byte(`"records":[`)) || json.Unmarshal(append(bytes.Clone(head), ']', '}'), &h) != nil || h.Version < 3 || h.Version > FormatVersion {
+		return "", true
+	}
+	switch {
+	case h.Sum == "":
+		return "its first line has no checksum (sum)", false
+	case h.Sum != sumFrom(body):
+		return "its contents do not match its checksum (truncated, damaged on disk or edited by hand?)", false
+	}
+	return "", true
 }
 
 const historyLine = `],"history":[`
 
 // encodeSnapshot returns the snapshot of s with the given serial.
 func encodeSnapshot(s *State, serial uint64) ([]byte, error) {
-	head, err := json.Marshal(snapshot{Version: FormatVersion, Lineage: s.Lineage, Serial: serial, Records: []*Record{}})
-	if err != nil {
-		return nil, fmt.Errorf("encoding state: %w", err)
-	}
 	var buf bytes.Buffer
-	buf.Write(head[:len(head)-2]) // drop "]}" of the empty records list
-	buf.WriteByte('\n')
 	for i, r := range s.Sorted() {
 		line, err := json.Marshal(r)
 		if err != nil {
@@ -71,13 +102,23 @@ func encodeSnapshot(s *State, serial uint64) ([]byte, error) {
 		buf.WriteByte('\n')
 	}
 	buf.WriteString("]}\n")
-	return buf.Bytes(), nil
+	head, err := json.Marshal(snapshot{Version: FormatVersion, Lineage: s.Lineage, Serial: serial, Sum: sumFrom(buf.Bytes()), Records: []*Record{}})
+	if err != nil {
+		return nil, fmt.Errorf("encoding state: %w", err)
+	}
+	out := make([]byte, 0, len(head)+buf.Len())
+	out = append(out, head[:len(head)-2]...) // drop "]}" of the empty records list
+	out = append(out, '\n')
+	return append(out, buf.Bytes()...), nil
 }
 
 func decodeSnapshot(path string, data []byte) (*State, error) {
 	corrupt := func(problem string, err error) error {
 		return &CorruptError{Path: path, Problem: problem, Err: err,
 			Advice: fmt.Sprintf("restore it from %s.backup (the snapshot before the last apply) or move it aside to start with an empty state", filepath.Base(path))}
+	}
+	if problem, ok := checkSum(data); !ok {
+		return nil, corrupt(problem, nil)
 	}
 	snap, ok := decodeLines(data)
 	if !ok {

@@ -39,3 +39,6 @@ func ReadStamp(dir string) (lineage string, serial uint64, ok bool) {
 	}
 	return h.Lineage, h.Serial, true
 }
+
+// SnapshotPath is the state file (the snapshot) in the state folder dir.
+func SnapshotPath(dir string) string { return filepath.Join(dir, snapshotName) }

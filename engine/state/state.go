@@ -16,7 +16,7 @@ import (
 // writes. It reads every version from 1 on: records of version 1 name store
 // entries of the earlier store layout, which are treated as missing results
 // (rebuilt, never used).
-const FormatVersion = 2
+const FormatVersion = 3
 
 const (
 	snapshotName = "state.json"

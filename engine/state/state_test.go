@@ -192,7 +192,8 @@ func TestSnapshotDeterministic(t *testing.T) {
 		t.Fatal("the same state encoded to different snapshots")
 	}
 	lines := bytes.Split(da, []byte("\n"))
-	if got, want := string(lines[0]), `{"version":2,"lineage":"l","serial":7,"records":[`; got != want {
+	body := da[len(lines[0])+1:]
+	if got, want := string(lines[0]), `{"version":3,"lineage":"l","serial":7,"sum":"`+sumFrom(body)+`","records":[`; got != want {
 		t.Errorf("first line %q, want %q", got, want)
 	}
 	if !bytes.Contains(lines[1], []byte(`"addr":"exec.sweep[\"cfg-00000\"]"`)) {
