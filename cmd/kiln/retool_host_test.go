@@ -86,3 +86,36 @@ func checkRetoolTools(t *testing.T, pipeline string, vars []string) {
 		}
 	}
 }
+
+// TestRetoolMiniCANNAndTools plans examples/retool-mini with a stand-in
+// CANN 8.3.RC2: accepted with -var cann_version=8.3.RC2, and without it the
+// plan says which version it found and which it wants. On a PATH without
+// GNU patch, git_repo.verl, whose retool.patch only GNU patch applies, is
+// blocked at plan time, naming patch.
+func TestRetoolMiniCANNAndTools(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, filepath.Join("..", "..", "examples", "retool-mini"), dir)
+	info := filepath.Join(dir, "cann", "version.info")
+	if err := os.WriteFile(info, []byte("package_name=kiln-cann-stand-in\nversion=8.3.RC2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", stubPrograms(t, "git", "patch", "python3"))
+
+	blocked := blockedReasons(planJSON(t, "-var", "cann_version=8.3.RC2", dir))
+	if r, ok := blocked["toolchain.cann"]; ok {
+		t.Errorf("a stand-in CANN 8.3.RC2 with cann_version=8.3.RC2 is blocked: %s", r)
+	}
+	blocked = blockedReasons(planJSON(t, dir))
+	if r := blocked["toolchain.cann"]; !strings.Contains(r, "version 8.3.RC2 found in "+info+", 8.3.RC1 required") {
+		t.Errorf("a stand-in CANN 8.3.RC2 with the default cann_version is blocked with %q, want the version found and the one wanted", r)
+	}
+
+	t.Setenv("PATH", stubPrograms(t, "git", "python3"))
+	blocked = blockedReasons(planJSON(t, "-var", "cann_version=8.3.RC2", dir))
+	if r := blocked["git_repo.verl"]; !strings.Contains(r, "needs GNU patch") || !strings.Contains(r, "apt-get install patch") || strings.Contains(r, "install git") {
+		t.Errorf("without patch on PATH git_repo.verl is blocked with %q, want GNU patch named", r)
+	}
+	if _, ok := blocked["exec.rl_train"]; !ok {
+		t.Errorf("without patch on PATH exec.rl_train, downstream of git_repo.verl, is not blocked")
+	}
+}

@@ -36,6 +36,20 @@ variable "python" {
   description = "The Python 3.8+ interpreter the environment is made from."
 }
 
+# As in retool.hcl: the CANN release the stand-in toolkit must record in
+# cann/version.info, from the releases the real pipeline accepts. The plan
+# says which version it found and which this wants; the version is part of
+# toolchain.cann's key, so another release rebuilds the training steps.
+variable "cann_version" {
+  type        = string
+  default     = "8.3.RC1"
+  description = "CANN release of the stand-in toolkit: 8.3.RC1 or 8.3.RC2."
+  validation {
+    condition     = contains(["8.3.RC1", "8.3.RC2"], var.cann_version)
+    error_message = "cann_version must be 8.3.RC1 or 8.3.RC2, as in retool.hcl."
+  }
+}
+
 locals {
   hub_url     = "http://127.0.0.1:${var.hub_port}"
   sandbox_url = "http://127.0.0.1:${var.sandbox_port}"
@@ -99,7 +113,7 @@ python_env "mini" {
 # replacing.
 toolchain "cann" {
   setup   = ["cann/set_env.sh"]
-  version = "8.3.RC1"
+  version = var.cann_version
 
   probe {
     file = "cann/version.info"
