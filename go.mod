@@ -14,6 +14,7 @@ require (
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 	golang.org/x/text v0.31.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,7 +21,8 @@ import (
 //
 //	attrs                      every record it serves gains attributes kiln
 //	                           never writes for a pulled result (kiln.digest_by
-//	                           = kind, kiln.export.out, kiln.temp)
+//	                           = kind, kiln.export.out, kiln.temp), served as
+//	                           the JSON record under /ac/
 //	slow PREFIX                bodies of GETs under PREFIX (/ac/, /cas/) come at
 //	                           5 bytes a second
 //	stall PREFIX               GETs under PREFIX answer 200 and then send nothing
@@ -47,15 +47,24 @@ func cmdCacheHostile(ts *testscript.TestScript, neg bool, args []string) {
 	var h http.HandlerFunc
 	switch mode := args[0]; {
 	case mode == "attrs" && len(args) == 1:
-		proxy.ModifyResponse = func(resp *http.Response) error {
-			if resp.Request.Method != http.MethodGet || !strings.HasPrefix(resp.Request.URL.Path, "/ac/") || resp.StatusCode != http.StatusOK {
-				return nil
+		// It serves the record itself under /ac/, as kiln wrote them
+		// before its entries were ActionResults, which kiln still reads.
+		srv := cache(ts)
+		h = func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/ac/") {
+				proxy.ServeHTTP(w, r)
+				return
+			}
+			b, err := srv.Record(strings.TrimPrefix(r.URL.Path, "/ac/"))
+			if err != nil {
+				http.NotFound(w, r)
+				return
 			}
 			var rec map[string]any
-			if err := json.NewDecoder(resp.Body).Decode(&rec); err != nil {
-				return err
+			if err := json.Unmarshal(b, &rec); err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
 			}
-			resp.Body.Close()
 			attrs, _ := rec["attrs"].(map[string]any)
 			if attrs == nil {
 				attrs = map[string]any{}
@@ -68,14 +77,11 @@ func cmdCacheHostile(ts *testscript.TestScript, neg bool, args []string) {
 			// The file list stays last, where kiln writes it.
 			files, _ := json.Marshal(rec["files"])
 			delete(rec, "files")
-			b, _ := json.Marshal(rec)
+			b, _ = json.Marshal(rec)
 			b = append(append(append(b[:len(b)-1], `,"files":`...), files...), '}')
-			resp.Body = io.NopCloser(bytes.NewReader(b))
-			resp.ContentLength = int64(len(b))
-			resp.Header.Set("Content-Length", strconv.Itoa(len(b)))
-			return nil
+			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+			w.Write(b)
 		}
-		h = proxy.ServeHTTP
 	case mode == "slow" && len(args) == 2:
 		prefix := args[1]
 		h = func(w http.ResponseWriter, r *http.Request) {

@@ -188,7 +188,7 @@ func (e *StatusError) Error() string {
 	case e.Auth():
 		msg += " (check KILN_CACHE_TOKEN or KILN_CACHE_USERNAME/KILN_CACHE_PASSWORD)"
 	case e.Code == http.StatusBadRequest && strings.Contains(e.URL, "/ac/") && strings.Contains(e.Body, "proto"):
-		msg += " (bazel-remote checks that every action-cache entry is a REAPI ActionResult, and kiln's records are not: start it with --disable_http_ac_validation)"
+		msg += " (bazel-remote found the action-cache entry kiln wrote not a valid REAPI ActionResult, a bug of kiln's to report; started with --disable_http_ac_validation it stores entries as sent)"
 	}
 	return msg
 }
@@ -244,97 +244,4 @@ func bodyText(b []byte, code int, status string) string {
 		return "" // what is left is the server's name
 	}
 	return s
-}
-
-// maxRecord bounds a record's size in bytes (maxFiles bounds its entries);
-// a record is read as a stream and never held whole.
-const maxRecord = 4 << 20
-
-// Lookup returns the record of key, ErrNotFound when the cache has none, or
-// an error. A record that does not check (Record.Check), or that no key of
-// c.Trusted signed, is an error too: the caller treats it as a miss and
-// says why. SignedBy names the key that signed it. At most two records
-// are read at once: their file lists, unlike everything else kiln reads
-// from a cache, are kept.
-func (c *Client) Lookup(ctx context.Context, key string) (*Record, error) {
-	select {
-	case c.reading <- struct{}{}:
-		defer func() { <-c.reading }()
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-	r, err := c.get(ctx, key, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.Check(key); err != nil {
-		return nil, fmt.Errorf("the cache's record of %s is invalid: %w", short(key), err)
-	}
-	return r, nil
-}
-
-// Summary is Lookup without the file list: it reads the record only up to
-// the list, which kiln writes last, so what it costs does not grow with
-// the result. It is what a plan needs to say what it would fetch (digest,
-// host, the key that signed it); the files are checked when the record is
-// fetched.
-func (c *Client) Summary(ctx context.Context, key string) (*Record, error) {
-	r, err := c.get(ctx, key, false)
-	if err != nil {
-		return nil, err
-	}
-	if r.Format != Format || r.Key != key {
-		return nil, fmt.Errorf("the cache's record of %s is invalid: format %q, key %s", short(key), r.Format, short(r.Key))
-	}
-	return r, nil
-}
-
-// trust verifies r's signature against c.Trusted, before its files are
-// read; nil when c trusts any record.
-func (c *Client) trust() func(*Record) error {
-	if len(c.Trusted) == 0 {
-		return nil
-	}
-	return func(r *Record) error {
-		name, err := r.Verify(c.Trusted)
-		if err != nil {
-			return err
-		}
-		r.SignedBy = name
-		return nil
-	}
-}
-
-func (c *Client) get(ctx context.Context, key string, files bool) (*Record, error) {
-	u := c.acURL(key)
-	if c.Limits.Stall > 0 {
-		// A record is small: a server that sends one at just above
-		// min_rate would still hold a node for minutes.
-		limit := 2 * c.Limits.Stall
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, limit, &SlowError{What: "GET " + u, Reason: fmt.Sprintf("the record did not arrive within %s (twice stall_timeout)", limit)})
-		defer cancel()
-	}
-	resp, err := c.request(ctx, http.MethodGet, u, nil, 0, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusNotFound:
-		return nil, ErrNotFound
-	default:
-		return nil, statusError("GET", u, resp)
-	}
-	r, err := readRecord(resp.Body, key, files, c.trust())
-	if err != nil {
-		var slow *SlowError
-		var untrusted *UntrustedError
-		if errors.As(err, &slow) || errors.As(err, &untrusted) || ctx.Err() != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("GET %s: %w", u, err)
-	}
-	return r, nil
 }

@@ -306,7 +306,7 @@ func TestErrorBodies(t *testing.T) {
 		body string
 		want string
 	}{
-		{"bazel-remote", 400, "proto: cannot parse invalid wire-format data\n", "400 Bad Request: proto: cannot parse invalid wire-format data (bazel-remote checks"},
+		{"bazel-remote", 400, "proto: cannot parse invalid wire-format data\n", "400 Bad Request: proto: cannot parse invalid wire-format data (bazel-remote found the action-cache entry kiln wrote not a valid REAPI ActionResult"},
 		{"status repeated", 401, "401 Unauthorized\n", "401 Unauthorized (check KILN_CACHE_TOKEN"},
 		{"go's text", 401, "Unauthorized\n", "401 Unauthorized (check KILN_CACHE_TOKEN"},
 		{"nginx page", 403, nginx403, "403 Forbidden (check KILN_CACHE_TOKEN"},

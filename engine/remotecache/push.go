@@ -19,8 +19,10 @@ import (
 	"github.com/kilnbuild/kiln/engine/human"
 )
 
-// Push uploads the tree under dir that rec describes, then rec itself. A
-// blob the server already has (HEAD answers 200) is not sent again. Each
+// Push uploads the tree under dir that rec describes, then rec itself: its
+// JSON and the Trees of its action-cache entry under /cas/, and last the
+// entry, an ActionResult (bazel.go). A file's blob the server already has
+// (HEAD answers 200) is not sent again. Each
 // file is streamed from disk and hashed on the way: a file that no longer
 // matches rec stops the push before the record is written, so the cache
 // never serves a record for a tree it does not hold. progress, when not
@@ -118,11 +120,30 @@ func (c *Client) Push(ctx context.Context, dir string, rec *Record, progress fun
 	if err := context.Cause(ctx); err != nil {
 		return t, err
 	}
-	err = c.put(ctx, c.acURL(rec.Key), func() (io.Reader, error) { return bytes.NewReader(body), nil }, int64(len(body)))
+	err = c.putEntry(ctx, rec, body)
 	if err != nil && t.Blobs > 0 {
 		err = fmt.Errorf("%w; the server keeps what was sent before it (%s) with no record naming it, until its own clean-up", err, human.Count(t.Blobs, "blob"))
 	}
 	return t, err
+}
+
+// putEntry writes the action-cache entry of rec, whose JSON is body: first
+// the blobs it names besides the result's files (the record, the Trees),
+// then the ActionResult, so that a server that checks an entry's blobs
+// (bazel-remote) finds every one.
+func (c *Client) putEntry(ctx context.Context, rec *Record, body []byte) error {
+	e := entryOf(rec, body)
+	for _, b := range e.blobs {
+		d := digestOf(b)
+		if err := c.put(ctx, c.casURL(d.Hash), bytesOf(b), d.Size); err != nil {
+			return err
+		}
+	}
+	return c.put(ctx, c.acURL(rec.Key), bytesOf(e.result), int64(len(e.result)))
+}
+
+func bytesOf(b []byte) func() (io.Reader, error) {
+	return func() (io.Reader, error) { return bytes.NewReader(b), nil }
 }
 
 // pushBlob uploads one blob (a file or a chunk of one) unless the server

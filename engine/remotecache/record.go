@@ -36,6 +36,9 @@ type Record struct {
 	// SignedBy names the trusted key whose signature Lookup verified; it
 	// is never stored.
 	SignedBy string `json:"-"`
+	// entry is the ActionResult that named the record, when it was read
+	// through one (Lookup checks that they agree).
+	entry *actionResult
 }
 
 // File is one entry of a record's tree.
