@@ -25,6 +25,11 @@ type NodeLogs struct {
 	// Others are the logs of every other run, newest first: failed runs,
 	// and builds whose results are not linked now.
 	Others []string
+	// Segments are the logs of every segment of a resumed result, in the
+	// order they ran, Current last; FailedSegments those of the runs an
+	// interrupted resumable node made in the folder it resumes in, Failed
+	// last. Each is empty for a result made by one run.
+	Segments, FailedSegments []string
 }
 
 // Logs finds the logs of a node from its record in the state folder dir,
@@ -44,6 +49,12 @@ func Logs(dir string, a addr.Node) (NodeLogs, error) {
 	}
 	if r != nil && r.Failure != nil && r.Failure.Log != "" {
 		out.Failed = absTo(root, r.Failure.Log)
+	}
+	if r.Good() && len(r.Segments) > 1 {
+		out.Segments = segmentLogs(root, r.Segments)
+	}
+	if r != nil && r.Failure != nil && len(r.Failure.Segments) > 1 {
+		out.FailedSegments = segmentLogs(root, r.Failure.Segments)
 	}
 	entries, err := os.ReadDir(run.LogDir(dir, a))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -66,4 +77,14 @@ func Logs(dir string, a addr.Node) (NodeLogs, error) {
 func fileExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+func segmentLogs(root string, segs []state.Segment) []string {
+	var out []string
+	for _, s := range segs {
+		if s.Log != "" {
+			out = append(out, absTo(root, s.Log))
+		}
+	}
+	return out
 }

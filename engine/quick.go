@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,7 +190,7 @@ func quickConfigDigest(files []string, o Options, digest func(path string) (hash
 // and how many nodes it has, using the certificate of the last plan or apply
 // that found it so. false means "run the full plan", never "out of date".
 func QuickCheck(o Options) (nodes int, upToDate bool) {
-	q, ok := openQuick(o)
+	q, ok := openQuick(o, newWhyNot("the no-change check", o.DebugPlan))
 	if !ok {
 		return 0, false
 	}
@@ -204,6 +205,7 @@ func QuickCheck(o Options) (nodes int, upToDate bool) {
 	if !parallel(len(q.cert.Nodes), func(i int) bool { return q.checkQuickNode(i, trusted) }) {
 		return 0, false
 	}
+	q.why.took(fmt.Sprintf("all %d nodes up to date", len(q.cert.Nodes)))
 	q.saveStat()
 	if linksOK && (!trusted || q.unsealed.Load()) {
 		q.settle(links, start, !trusted)
@@ -226,40 +228,43 @@ type quickSession struct {
 	unsealed       atomic.Bool // a node (or source) to seal again: see reseal
 	reseal         []bool      // by node: a seal that did not hold, or none where one may be made
 	storeRoot      *hash.Root  // the store folder held open, or nil
+	why            *whyNot
 }
 
 // openQuick reads the certificate of the pipeline at o.Path and checks what
 // it says of the pipeline as a whole; false means the full path.
-func openQuick(o Options) (*quickSession, bool) {
+func openQuick(o Options, why *whyNot) (*quickSession, bool) {
 	if len(o.Targets) > 0 || len(o.Replace) > 0 {
-		return nil, false
+		return nil, why.miss("-target or -replace narrows the plan")
 	}
 	files, root, err := config.Files(o.Path)
 	if err != nil {
-		return nil, false
+		return nil, why.miss("%v", err)
 	}
 	stateDir := filepath.Join(root, ".kiln")
 	certInfo, err := os.Stat(quickPath(stateDir))
 	if err != nil {
-		return nil, false
+		return nil, why.miss("no certificate: the last plan or apply did not find every node up to date, or the pipeline does not qualify (its reason was given then)")
 	}
 	b, err := os.ReadFile(quickPath(stateDir))
 	if err != nil {
-		return nil, false
+		return nil, why.miss("the certificate: %v", err)
 	}
 	c, ok := decodeQuickCert(b)
 	if !ok || c.Format != quickFormat {
-		return nil, false
+		return nil, why.miss("the certificate is damaged or of another kiln")
 	}
 	lineage, serial, ok := state.ReadStamp(stateDir)
-	if !ok || lineage != c.Lineage || serial != c.Serial || !hash.FileHolds(state.SnapshotPath(stateDir), c.State) {
-		return nil, false
-	}
-	if state.HasRunLog(stateDir) {
+	switch {
+	case !ok || lineage != c.Lineage || serial != c.Serial:
+		return nil, why.miss("the state changed since the certificate (serial %d then)", c.Serial)
+	case !hash.FileHolds(state.SnapshotPath(stateDir), c.State):
+		return nil, why.miss("the state file was written since the certificate")
+	case state.HasRunLog(stateDir):
 		// An apply runs, or one died: the full plan says what it left.
-		return nil, false
+		return nil, why.miss("an apply is running, or one died")
 	}
-	q := &quickSession{cert: c, certInfo: certInfo, root: root, stateDir: stateDir, store: state.OpenStore(stateDir)}
+	q := &quickSession{cert: c, certInfo: certInfo, root: root, stateDir: stateDir, store: state.OpenStore(stateDir), why: why}
 	sealed := make(map[string]quickSource, len(c.Sources))
 	for _, src := range c.Sources {
 		sealed[src.Path] = src
@@ -273,19 +278,19 @@ func openQuick(o Options) (*quickSession, bool) {
 		return hash.File(path, q.statCache())
 	}
 	if quickConfigDigest(files, o, digest) != c.Config {
-		return nil, false
+		return nil, why.miss("the pipeline's files, lock, variables or KILN_VAR_ environment changed")
 	}
 	// Environment values are hashed as key lines hash them: with the state
 	// folder's secret.
 	secret := state.SecretOf(stateDir)
 	for _, e := range c.Env {
 		if sum, err := secret.Sum([]byte(os.Getenv(e.Path))); err != nil || sum != e.Digest {
-			return nil, false
+			return nil, why.miss("the environment variable %s changed", e.Path)
 		}
 	}
 	for _, f := range c.Reads {
 		if !sameRead(f, q.statCache) {
-			return nil, false
+			return nil, why.miss("%s, which an expression read (%s), changed", relToRoot(root, f.Path), f.What)
 		}
 	}
 	return q, true
@@ -436,20 +441,11 @@ func (q *quickSession) checkQuickNode(i int, linksTrusted bool) bool {
 	}
 	if !linksTrusted {
 		if key, ok := q.store.Linked(n.Link); !ok || key != n.Entry {
-			return false
+			return q.why.miss("%s: its stable link does not lead to its result", n.Link)
 		}
 	}
-	for _, pr := range n.Programs {
-		line, err := plan.ResolveProgram(q.root, q.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, q.statCache())
-		if err != nil || line != pr.Line {
-			return false
-		}
-	}
-	for _, g := range n.Globs {
-		got, err := plan.ResolveInputs(q.root, []string{g.Pattern})
-		if err != nil || !slices.Equal(got, g.Matches) {
-			return false
-		}
+	if !q.programsHold(n) || !q.globsHold(n) {
+		return false
 	}
 	for j, in := range n.Inputs {
 		if j < len(n.InputSeals) && n.InputSeals[j] != (hash.Stamp{}) {
@@ -460,7 +456,7 @@ func (q *quickSession) checkQuickNode(i int, linksTrusted bool) bool {
 		}
 		d, err := n.digest(j, q.statCache())
 		if err != nil || d != in.Digest {
-			return false
+			return q.why.miss("%s: input %s changed", n.Link, relToRoot(q.root, in.Path))
 		}
 		if fi, err := os.Lstat(in.Path); err == nil && fi.Mode().IsRegular() {
 			reseal() // a regular file without a seal: one may be made now
@@ -476,11 +472,36 @@ func (q *quickSession) checkQuickNode(i int, linksTrusted bool) bool {
 	}
 	dir := q.store.RunPath(n.Entry)
 	if dir == "" {
-		return false
+		return q.why.miss("%s: its result is not in the store", n.Link)
 	}
 	// One worker: the nodes are checked in parallel already.
 	got, _, err := plan.DirDigestWith(dir, q.root, n.Outputs, q.statCache(), hash.TreeOptions{Listing: n.Listing, Workers: 1})
-	return err == nil && got == n.Digest
+	if err != nil || got != n.Digest {
+		return q.why.miss("%s: its result changed outside kiln", n.Link)
+	}
+	return true
+}
+
+// programsHold reports whether n's programs are found again as they were.
+func (q *quickSession) programsHold(n *quickNode) bool {
+	for _, pr := range n.Programs {
+		line, err := plan.ResolveProgram(q.root, q.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, q.statCache())
+		if err != nil || line != pr.Line {
+			return q.why.miss("%s: its program %s is found elsewhere or changed", n.Link, pr.Name)
+		}
+	}
+	return true
+}
+
+// globsHold reports whether n's input patterns match the files they did.
+func (q *quickSession) globsHold(n *quickNode) bool {
+	for _, g := range n.Globs {
+		got, err := plan.ResolveInputs(q.root, []string{g.Pattern})
+		if err != nil || !slices.Equal(got, g.Matches) {
+			return q.why.miss("%s: the files input %q matches changed", n.Link, g.Pattern)
+		}
+	}
+	return true
 }
 
 // sameRead reports whether a file still reads as an expression saw it.
@@ -543,7 +564,8 @@ func digestAny(p string, stat *hash.StatCache) (string, error) {
 // date, or removes a stale one when the pipeline does not qualify.
 func (w *Workspace) writeQuick() {
 	path := quickPath(w.pipeline.StateDir)
-	cert, ok := w.quickCert()
+	why := newWhyNot("the certificate", w.opts.DebugPlan)
+	cert, ok := w.quickCert(why)
 	if !ok {
 		_ = os.Remove(path)
 		_ = os.Remove(quickKeysPath(w.pipeline.StateDir))
@@ -551,24 +573,26 @@ func (w *Workspace) writeQuick() {
 	}
 	data, ok := encodeQuickCert(cert)
 	if !ok {
+		why.miss("a run folder holds what the certificate does not keep")
 		_ = os.Remove(path)
 		_ = os.Remove(quickKeysPath(w.pipeline.StateDir))
 		return
 	}
 	if os.MkdirAll(filepath.Dir(path), 0o755) == nil {
 		_ = state.ReplaceFile(path, data, 0o644)
+		why.took(fmt.Sprintf("written for %d nodes", len(cert.Nodes)))
 		w.writeQuickKeys(cert)
 	}
 }
 
-func (w *Workspace) quickCert() (*quickCert, bool) {
+func (w *Workspace) quickCert(why *whyNot) (*quickCert, bool) {
 	if len(w.opts.Targets) > 0 || len(w.opts.Replace) > 0 {
-		return nil, false
+		return nil, why.miss("-target or -replace narrows the plan")
 	}
 	p := w.pipeline
 	lineage, serial, ok := state.ReadStamp(p.StateDir)
 	if !ok {
-		return nil, false
+		return nil, why.miss("the state file's first line does not read")
 	}
 	files := make([]string, len(p.FileNames))
 	for i, f := range p.FileNames {
@@ -577,95 +601,112 @@ func (w *Workspace) quickCert() (*quickCert, bool) {
 	digest := func(path string) (hash.Digest, error) { return hash.File(path, w.stat) }
 	stamp, ok := hash.FileStamp(state.SnapshotPath(p.StateDir))
 	if !ok {
-		return nil, false
+		return nil, why.miss("no state file")
 	}
 	c := &quickCert{Format: quickFormat, Config: quickConfigDigest(files, w.opts, digest), Lineage: lineage, Serial: serial, State: stamp}
 	// The files exactly as the plan read them: a file the apply wrote
 	// since (an in-place output that a count depends on) fails the check.
 	reads, consistent := p.FilesRead()
 	if !consistent {
-		return nil, false
+		return nil, why.miss("a file an expression read was read twice with different results")
 	}
 	c.Reads = reads
 	env := map[string]string{}
 	nodes, complete := p.Concrete()
 	if !complete {
-		return nil, false
+		return nil, why.miss("a dynamic block is not expanded yet")
 	}
 	for _, n := range nodes {
-		k := n.Block.Kind
-		if _, probes := k.(kind.Prober); probes {
+		qn, ok := w.quickNodeOf(n, env, why)
+		if !ok {
 			return nil, false
 		}
-		if _, verifies := k.(kind.Verifier); verifies || n.Meta.AlwaysRun {
-			return nil, false
-		}
-		if n.Meta.Unsandboxed != "" {
-			return nil, false // the plan names the reason, which the certificate does not hold
-		}
-		r := w.state.Records[n.Addr.String()]
-		if !r.Good() || r.Failure != nil || r.Entry == "" || r.Attrs[plan.AttrDigestBy] == "kind" {
-			return nil, false
-		}
-		qn := quickNode{Link: n.Addr.FileName(), Entry: r.Entry, Digest: r.Digest}
-		if pr, ok := quickProgramOf(p, n, r); !ok {
-			return nil, false
-		} else if pr != nil {
-			qn.Programs = append(qn.Programs, *pr)
-			// The PATH the program was found on starts from kiln's own.
-			sum, err := state.SecretOf(p.StateDir).Sum([]byte(os.Getenv("PATH")))
-			if err != nil {
-				return nil, false
-			}
-			env["PATH"] = sum
-		}
-		if n.Meta.HasInputs {
-			ev, diags := p.Evaluate(n, plan.NewValues(), plan.SelfOutPlaceholder)
-			if diags.HasErrors() {
-				return nil, false
-			}
-			for _, pat := range ev.Inputs {
-				if !strings.ContainsAny(pat, "*?[") {
-					continue
-				}
-				m, err := plan.ResolveInputs(p.Root, []string{pat})
-				if err != nil {
-					return nil, false
-				}
-				qn.Globs = append(qn.Globs, quickGlob{Pattern: pat, Matches: m})
-			}
-		}
-		qn.Listing, _ = hash.ListFolder(w.store.RunPath(r.Entry))
-		for _, o := range r.Outputs {
-			op := o.Path
-			if !filepath.IsAbs(op) {
-				op = filepath.Join(p.Root, op)
-			}
-			qn.Outputs = append(qn.Outputs, op)
-		}
-		var keyFiles []quickFile
-		for _, l := range r.KeyLines {
-			label, subject, value := plan.SplitKeyLine(l)
-			switch label {
-			case "input":
-				if path, ok := inputPath(p.Root, subject); ok {
-					qn.Inputs = append(qn.Inputs, quickFile{Path: path, Digest: value})
-				}
-			case "file":
-				if path, ok := inputPath(p.Root, subject); ok {
-					keyFiles = append(keyFiles, quickFile{Path: path, Digest: value})
-				}
-			case "env":
-				env[subject] = value
-			}
-		}
-		qn.Inputs, qn.KeyFiles = append(qn.Inputs, keyFiles...), len(keyFiles)
 		c.Nodes = append(c.Nodes, qn)
 	}
 	for _, k := range sortedNames(env) {
 		c.Env = append(c.Env, quickFile{Path: k, Digest: env[k]})
 	}
 	return c, true
+}
+
+// quickNodeOf is what the certificate holds of n, adding to env the
+// digests of the environment variables its key read; false when n cannot
+// be checked without the full plan.
+func (w *Workspace) quickNodeOf(n *config.Node, env map[string]string, why *whyNot) (quickNode, bool) {
+	p := w.pipeline
+	k := n.Block.Kind
+	if _, probes := k.(kind.Prober); probes {
+		return quickNode{}, why.miss("%s: kind %s probes the machine at every plan", n.Addr, k.Name())
+	}
+	if _, verifies := k.(kind.Verifier); verifies {
+		return quickNode{}, why.miss("%s: kind %s verifies its result at every plan", n.Addr, k.Name())
+	}
+	switch r := w.state.Records[n.Addr.String()]; {
+	case n.Meta.AlwaysRun:
+		return quickNode{}, why.miss("%s: always_run", n.Addr)
+	case n.Meta.Unsandboxed != "":
+		// The plan names the reason, which the certificate does not hold.
+		return quickNode{}, why.miss("%s: sandbox = false", n.Addr)
+	case !r.Good() || r.Failure != nil || r.Entry == "":
+		return quickNode{}, why.miss("%s: no good result", n.Addr)
+	case r.Attrs[plan.AttrDigestBy] == "kind":
+		return quickNode{}, why.miss("%s: its kind gives its digest", n.Addr)
+	}
+	r := w.state.Records[n.Addr.String()]
+	qn := quickNode{Link: n.Addr.FileName(), Entry: r.Entry, Digest: r.Digest}
+	if pr, ok := quickProgramOf(p, n, r); !ok {
+		return quickNode{}, why.miss("%s: its program cannot be found again without the full plan", n.Addr)
+	} else if pr != nil {
+		qn.Programs = append(qn.Programs, *pr)
+		// The PATH the program was found on starts from kiln's own.
+		sum, err := state.SecretOf(p.StateDir).Sum([]byte(os.Getenv("PATH")))
+		if err != nil {
+			return quickNode{}, why.miss("%v", err)
+		}
+		env["PATH"] = sum
+	}
+	if n.Meta.HasInputs {
+		ev, diags := p.Evaluate(n, plan.NewValues(), plan.SelfOutPlaceholder)
+		if diags.HasErrors() {
+			return quickNode{}, why.miss("%s: its inputs do not evaluate without its upstreams", n.Addr)
+		}
+		for _, pat := range ev.Inputs {
+			if !strings.ContainsAny(pat, "*?[") {
+				continue
+			}
+			m, err := plan.ResolveInputs(p.Root, []string{pat})
+			if err != nil {
+				return quickNode{}, why.miss("%s: %v", n.Addr, err)
+			}
+			qn.Globs = append(qn.Globs, quickGlob{Pattern: pat, Matches: m})
+		}
+	}
+	qn.Listing, _ = hash.ListFolder(w.store.RunPath(r.Entry))
+	for _, o := range r.Outputs {
+		op := o.Path
+		if !filepath.IsAbs(op) {
+			op = filepath.Join(p.Root, op)
+		}
+		qn.Outputs = append(qn.Outputs, op)
+	}
+	var keyFiles []quickFile
+	for _, l := range r.KeyLines {
+		label, subject, value := plan.SplitKeyLine(l)
+		switch label {
+		case "input":
+			if path, ok := inputPath(p.Root, subject); ok {
+				qn.Inputs = append(qn.Inputs, quickFile{Path: path, Digest: value})
+			}
+		case "file":
+			if path, ok := inputPath(p.Root, subject); ok {
+				keyFiles = append(keyFiles, quickFile{Path: path, Digest: value})
+			}
+		case "env":
+			env[subject] = value
+		}
+	}
+	qn.Inputs, qn.KeyFiles = append(qn.Inputs, keyFiles...), len(keyFiles)
+	return qn, true
 }
 
 // quickProgramOf is how n's program is found again, for kinds that run a

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func quickKeysPath(stateDir string) string { return filepath.Join(stateDir, "cac
 // needs, or removes a stale file when the pipeline does not qualify.
 func (w *Workspace) writeQuickKeys(c *quickCert) {
 	path := quickKeysPath(w.pipeline.StateDir)
-	k, ok := w.quickKeys(c)
+	k, ok := w.quickKeys(c, newWhyNot("the key lines for the plan after an edit", w.opts.DebugPlan))
 	if !ok {
 		_ = os.Remove(path)
 		return
@@ -96,33 +97,38 @@ func (w *Workspace) writeQuickKeys(c *quickCert) {
 	_ = state.ReplaceFile(path, buf.Bytes(), 0o644)
 }
 
-func (w *Workspace) quickKeys(c *quickCert) (*quickKeys, bool) {
+func (w *Workspace) quickKeys(c *quickCert, why *whyNot) (*quickKeys, bool) {
 	p := w.pipeline
 	if len(p.Nodes) != len(c.Nodes) || len(w.dag.Nodes) != len(p.Nodes) {
-		return nil, false // dynamic blocks: the certificate lists instances
+		return nil, why.miss("dynamic blocks (the certificate lists their instances)")
 	}
 	if p.Cache != nil || w.opts.CacheURL != "" {
-		return nil, false // a plan asks the remote cache about what would run
+		return nil, why.miss("a plan asks the remote cache about what would run")
 	}
 	if len(p.Pools) > 0 {
-		return nil, false // pool blocks are read from the HCL (machinePools)
+		return nil, why.miss("pool blocks are read from the HCL")
 	}
 	k := &quickKeys{Format: quickKeysFormat, Config: c.Config, Lineage: c.Lineage, Serial: c.Serial, Nodes: make([]quickKeyNode, len(p.Nodes))}
 	index := make(map[addr.Node]int32, len(p.Nodes))
 	for i, n := range p.Nodes {
 		if n.Dynamic != nil || w.dag.Nodes[i] != n {
-			return nil, false
+			return nil, why.miss("%s: an instance of a dynamic block", n.Addr)
 		}
 		index[n.Addr] = int32(i)
 	}
 	for i, n := range p.Nodes {
 		r := w.state.Records[n.Addr.String()]
-		if !r.Good() || n.Meta.Executor != "" || w.decider.Mismatch(n, r.Key, r.Digest) != nil {
-			return nil, false // a Slurm job to look for; a result the lock disowns
+		switch {
+		case !r.Good():
+			return nil, why.miss("%s: no good result", n.Addr)
+		case n.Meta.Executor != "":
+			return nil, why.miss("%s: runs on %s, whose jobs a plan looks for", n.Addr, n.Meta.Executor)
+		case w.decider.Mismatch(n, r.Key, r.Digest) != nil:
+			return nil, why.miss("%s: kiln.lock.hcl disowns its result", n.Addr)
 		}
 		for name := range n.Meta.Resources {
 			if name != "cpu" && name != "mem_mb" {
-				return nil, false // a device pool, which a host node reports
+				return nil, why.miss("%s: uses the %s pool, which a host reports", n.Addr, name)
 			}
 		}
 		kn := quickKeyNode{Addr: n.Addr.String(), Kind: n.Block.Kind.Name(), Key: r.Key, Digest: r.Digest, Entry: r.Entry,
@@ -137,12 +143,12 @@ func (w *Workspace) quickKeys(c *quickCert) (*quickKeys, bool) {
 			kn.Deps = append(kn.Deps, j)
 		}
 		if len(kn.Deps) != len(n.Deps) {
-			return nil, false
+			return nil, why.miss("%s: depends on every instance of a block", n.Addr)
 		}
 		var lines bytes.Buffer
 		for _, l := range r.KeyLines {
 			if strings.ContainsRune(l, '\n') {
-				return nil, false
+				return nil, why.miss("%s: a key line holds a newline", n.Addr)
 			}
 			lines.WriteString(l)
 			lines.WriteByte('\n')
@@ -157,7 +163,7 @@ func (w *Workspace) quickKeys(c *quickCert) (*quickKeys, bool) {
 		k.Order = append(k.Order, int32(v))
 	}
 	if len(k.Order) != len(k.Nodes) {
-		return nil, false
+		return nil, why.miss("the plan's order does not hold every node")
 	}
 	for _, rs := range []map[string]*state.Record{w.state.History, w.state.Records} {
 		for r := range maps.Values(rs) {
@@ -195,22 +201,23 @@ type QuickPlanResult struct {
 // recorded it; false means "make the full plan" (see the comment at the top
 // of this file). The plan is the one the full path would make.
 func QuickPlan(ctx context.Context, o Options) (*QuickPlanResult, bool) {
+	why := newWhyNot("the plan after an edit", o.DebugPlan)
 	if o.CacheURL != "" || o.StrictLock || o.DebugKey != nil {
-		return nil, false
+		return nil, why.miss("a remote cache, -strict-lock or KILN_DEBUG_KEY needs the full plan")
 	}
-	q, ok := openQuick(o)
+	q, ok := openQuick(o, why)
 	if !ok {
 		return nil, false
 	}
 	b, err := os.ReadFile(quickKeysPath(q.stateDir))
 	if err != nil {
-		return nil, false
+		return nil, why.miss("no key lines kept beside the certificate (a node whose upstream values it reads, or an other pool, leaves none)")
 	}
 	var k quickKeys
 	if gob.NewDecoder(bytes.NewReader(b)).Decode(&k) != nil || k.Format != quickKeysFormat ||
 		k.Config != q.cert.Config || k.Lineage != q.cert.Lineage || k.Serial != q.cert.Serial ||
 		len(k.Nodes) != len(q.cert.Nodes) || len(k.Order) != len(k.Nodes) {
-		return nil, false
+		return nil, why.miss("the key lines kept beside the certificate are damaged or of another certificate")
 	}
 	changed, ok := q.checkInputs()
 	if !ok {
@@ -240,6 +247,7 @@ func QuickPlan(ctx context.Context, o Options) (*QuickPlanResult, bool) {
 	if !ok {
 		return nil, false
 	}
+	why.took(fmt.Sprintf("%d of %d nodes decided again", countTrue(dirty), len(dirty)))
 	q.saveStat()
 	return &QuickPlanResult{Plan: pl, Root: q.root, Stamp: StateStamp{Lineage: q.cert.Lineage, Serial: q.cert.Serial}}, true
 }
@@ -265,20 +273,11 @@ func (q *quickSession) checkInputs() ([]map[string]string, bool) {
 func (q *quickSession) checkNode(n quickNode, linksTrusted bool) (map[string]string, bool) {
 	if !linksTrusted {
 		if key, ok := q.store.Linked(n.Link); !ok || key != n.Entry {
-			return nil, false
+			return nil, q.why.miss("%s: its stable link does not lead to its result", n.Link)
 		}
 	}
-	for _, pr := range n.Programs {
-		line, err := plan.ResolveProgram(q.root, q.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, q.statCache())
-		if err != nil || line != pr.Line {
-			return nil, false
-		}
-	}
-	for _, g := range n.Globs {
-		got, err := plan.ResolveInputs(q.root, []string{g.Pattern})
-		if err != nil || !slices.Equal(got, g.Matches) {
-			return nil, false
-		}
+	if !q.programsHold(&n) || !q.globsHold(&n) {
+		return nil, false
 	}
 	var changed map[string]string
 	for i, in := range n.Inputs {
@@ -287,7 +286,7 @@ func (q *quickSession) checkNode(n quickNode, linksTrusted bool) (map[string]str
 		}
 		d, err := n.digest(i, q.statCache())
 		if err != nil {
-			return nil, false
+			return nil, q.why.miss("%s: input %s: %v", n.Link, relToRoot(q.root, in.Path), err)
 		}
 		if d != in.Digest {
 			if changed == nil {
@@ -305,7 +304,20 @@ func (q *quickSession) outputsHold(n quickNode) bool {
 		return true
 	}
 	got, _, err := plan.OutputDigest(q.store, q.root, n.Entry, n.Outputs, q.statCache())
-	return err == nil && got == n.Digest
+	if err != nil || got != n.Digest {
+		return q.why.miss("%s: its result changed outside kiln", n.Link)
+	}
+	return true
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // parallel calls f(0) ... f(n-1) on a few goroutines and reports whether
@@ -370,7 +382,7 @@ func (q *quickSession) decide(ctx context.Context, k *quickKeys, changed []map[s
 		kn := &k.Nodes[i]
 		kd, ok := kinds[kn.Kind]
 		if !ok || i >= len(decs) || decs[i] != nil {
-			return nil, false
+			return nil, q.why.miss("%s: kind %s unknown, or the kept order is damaged", kn.Addr, kn.Kind)
 		}
 		rec := &state.Record{Addr: kn.Addr, Key: kn.Key, Digest: kn.Digest, Entry: kn.Entry, Outputs: kn.Outputs, Duration: kn.Duration}
 		ups := map[string]string{}
@@ -379,13 +391,13 @@ func (q *quickSession) decide(ctx context.Context, k *quickKeys, changed []map[s
 			up := decs[j]
 			switch {
 			case up == nil:
-				return nil, false // not decided before its dependent
+				return nil, q.why.miss("%s: decided before its upstream (the kept order is damaged)", kn.Addr)
 			case up.Action == plan.NoOp:
 			case up.Action == plan.Rebuild || up.Action == plan.Maybe:
 				ups[up.Node.Addr.String()] = ""
 				pending = append(pending, up.Node.Addr)
 			default:
-				return nil, false
+				return nil, q.why.miss("%s: its upstream %s will %s", kn.Addr, up.Node.Addr, up.Action.Word())
 			}
 		}
 		var dec *plan.Decision
@@ -395,7 +407,7 @@ func (q *quickSession) decide(ctx context.Context, k *quickKeys, changed []map[s
 			dec = d.Unchanged(nodes[i], kd, rec, vals)
 		} else {
 			if !kn.Rekeyable {
-				return nil, false
+				return nil, q.why.miss("%s: changed, and its configuration reads more of its upstreams than their out paths (or an input another node writes, or instance files)", kn.Addr)
 			}
 			rec.KeyLines = splitLines(kn.Lines)
 			subjects := map[string]string{}
@@ -412,16 +424,16 @@ func (q *quickSession) decide(ctx context.Context, k *quickKeys, changed []map[s
 			}
 			lines, waiting, ok := plan.Rekey(rec.KeyLines, subjects, ups)
 			if !ok {
-				return nil, false
+				return nil, q.why.miss("%s: its key lines could not be rewritten", kn.Addr)
 			}
 			if len(pending) == 0 {
 				if p, _ := keyPrefix(plan.KeySum(lines)); stored(k.Stored, p) {
-					return nil, false // may be a restore
+					return nil, q.why.miss("%s: its new key may be a result kept in the store (a restore)", kn.Addr)
 				}
 			}
 			dec = d.DecideLines(ctx, nodes[i], kd, rec, lines, waiting, pending, vals)
 			if dec.Action != plan.Rebuild && dec.Action != plan.Maybe {
-				return nil, false
+				return nil, q.why.miss("%s: decided %s, which needs the full plan", kn.Addr, dec.Action.Word())
 			}
 		}
 		decs[i] = dec

@@ -32,6 +32,9 @@ func (w *Workspace) beginRun(o ApplyOptions, host string, pools pool.Set) (*hist
 			executor = "local"
 		}
 		node := &history.Node{Addr: n.Addr.String(), Kind: n.Addr.Kind, Resources: n.Meta.Resources, Executor: executor}
+		if s := n.Meta.Slurm; s != nil && s.Nodes > 1 && n.Meta.Executor != "" {
+			node.Machines = s.Nodes
+		}
 		for _, d := range w.dag.Graph.Deps(v) {
 			if j, ok := index[d]; ok {
 				node.Deps = append(node.Deps, j)

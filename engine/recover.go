@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/addr"
@@ -81,7 +82,7 @@ func recoverRuns(store *state.Store, w *state.Writer, runs *state.RunLog, interr
 			found[i].Kept = true // its record was committed before the apply died
 		case !store.Exists(r.Entry):
 		case r.Resumable && len(found[i].Left) == 0:
-			if err := keepToResume(w, r); err != nil {
+			if err := keepToResume(store, w, r); err != nil {
 				return out, err
 			}
 			found[i].Kept = true
@@ -107,7 +108,7 @@ func recoverRuns(store *state.Store, w *state.Writer, runs *state.RunLog, interr
 
 // keepToResume records an interrupted run of a resumable node as its last
 // failure, with the folder to resume in.
-func keepToResume(w *state.Writer, r state.Interrupted) error {
+func keepToResume(store *state.Store, w *state.Writer, r state.Interrupted) error {
 	key, _, _ := state.ParseEntry(r.Entry)
 	var rec state.Record
 	if cur, ok := w.Record(r.Addr); ok {
@@ -118,8 +119,12 @@ func keepToResume(w *state.Writer, r state.Interrupted) error {
 			rec.Kind = a.Kind
 		}
 	}
+	earlier := rec.SegmentsIn(r.Entry)
 	rec.Failure = &state.Failure{Key: key, Entry: r.Entry, ExitCode: -1, At: time.Now().UTC(),
-		Error: "interrupted: the kiln apply running it was killed"}
+		Error: "interrupted: the kiln apply running it was killed", Segments: earlier}
+	if seg, ok := killedSegment(filepath.Dir(store.Root()), r.Addr, key, earlier); ok {
+		rec.Failure.Segments, rec.Failure.Log = append(earlier, seg), seg.Log
+	}
 	if err := w.Commit(&rec); err != nil {
 		return fmt.Errorf("recording the interrupted run of %s: %w", r.Addr, err)
 	}

@@ -43,6 +43,9 @@ type Options struct {
 	Resources map[string]pool.Given
 	// DebugKey receives every key computed, with its lines.
 	DebugKey func(a addr.Node, key string, lines []string)
+	// DebugPlan receives why the quick path (the no-change check, the plan
+	// after an edit, the certificate after a plan) was or was not taken.
+	DebugPlan func(string)
 	// StateDir is the state folder; default: .kiln beside the pipeline.
 	StateDir string
 	// StrictLock makes a build that does not reproduce the digest

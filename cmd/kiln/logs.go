@@ -72,6 +72,9 @@ func runLogs(c *cli, args []string) int {
 	if !*prev && logs.Current != "" && logs.Failed != "" && len(logs.Others) > 0 && logs.Others[0] == logs.Failed {
 		defer fmt.Fprintf(c.stderr, "kiln logs: this is the log of %s's current result; its last run failed: kiln logs -previous %s shows that run's log\n", a, a)
 	}
+	if segs := logSegments(logs, file); len(segs) > 1 {
+		return c.printSegments(a, segs)
+	}
 	f, err := os.Open(file)
 	if err != nil && file == logs.Failed {
 		fmt.Fprintf(c.stderr, "kiln logs: the log of %s's failed run, %s, is gone\n", a, file)

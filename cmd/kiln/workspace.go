@@ -60,6 +60,7 @@ func (c *cli) open(p *pipelineArgs, path string, d decision) (*engine.Workspace,
 		}
 		o.MaxDynamic = n
 	}
+	o.DebugPlan = c.debugPlan()
 	if c.getenv("KILN_DEBUG_KEY") != "" {
 		var mu sync.Mutex
 		o.DebugKey = func(a addr.Node, key string, lines []string) {
@@ -197,7 +198,7 @@ func (c *cli) quickCheck(p *pipelineArgs, path string) (int, bool) {
 	if path, err = c.locate(path); err != nil {
 		return 0, false
 	}
-	return engine.QuickCheck(engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles})
+	return engine.QuickCheck(engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles, DebugPlan: c.debugPlan()})
 }
 
 // quickPlan asks the engine for the plan after an edit that left the
@@ -214,7 +215,16 @@ func (c *cli) quickPlan(p *pipelineArgs, path string) (*engine.QuickPlanResult, 
 	if path, err = c.locate(path); err != nil {
 		return nil, false
 	}
-	return engine.QuickPlan(context.Background(), engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: kinds()})
+	return engine.QuickPlan(context.Background(), engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: kinds(), DebugPlan: c.debugPlan()})
+}
+
+// debugPlan prints, with KILN_DEBUG_PLAN=1, why each quick answer was or
+// was not used; nil otherwise.
+func (c *cli) debugPlan() func(string) {
+	if c.getenv("KILN_DEBUG_PLAN") == "" {
+		return nil
+	}
+	return func(s string) { fmt.Fprintln(c.stderr, "kiln: plan: "+s) }
 }
 
 func signalName(sig os.Signal) string {

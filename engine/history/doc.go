@@ -13,8 +13,9 @@
 // run's header and its nodes (address, kind, dependencies, resources,
 // executor) in dependency order; then, as the apply goes, running entries
 // (a node's command started) and finished entries (a node's action,
-// reasons, outcome, times, attempts, bytes hashed, exit status, log), and at
-// the end an end entry. Nodes are referred to by their index in begin.
+// reasons, outcome, times, attempts, bytes hashed, exit status, log and,
+// for a node with metrics whose result is not this run's work alone, the
+// segments that built it), and at the end an end entry. Nodes are referred to by their index in begin.
 //
 // Crash safety. Entries are appended with one write each and the journal is
 // fsynced when the run ends; a run is a record, not state that decisions
@@ -23,7 +24,10 @@
 // when the apply lock's holder is the process that began it (on this host,
 // a process that is still alive), and interrupted otherwise. Each metric
 // sample is one write to its node's file as its line is logged, so kiln
-// report shows the curves of a running node as far as they go.
+// report shows the curves of a running node as far as they go. A result's
+// curves are the union of its segments' series (Run.ResultMetrics): those
+// of a result interrupted and resumed, or restored later, span every run
+// that worked on it, as long as those runs are kept.
 //
 // Locking. A Recorder is the run.Hooks of one apply and is safe for
 // concurrent use; all its state is under one mutex. Readers take no lock:

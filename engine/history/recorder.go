@@ -193,7 +193,11 @@ func (r *Recorder) Finished(res run.NodeResult) {
 			r.mu.Unlock()
 		}
 	}
-	r.record(entry{Op: opFinished, Node: &i, Result: r.result(res)})
+	out := r.result(res)
+	if r.nodes[i] != nil && len(res.Segments) > 0 {
+		out.Segments = segmentsOf(res.Segments)
+	}
+	r.record(entry{Op: opFinished, Node: &i, Result: out})
 }
 
 // result is the record of a node's result.

@@ -44,6 +44,10 @@ type Node struct {
 	Executor  string           `json:"executor,omitempty"`
 	Metrics   bool             `json:"metrics,omitempty"` // it declares a metrics block
 
+	// Machines is how many machines a batch job of the node spans (slurm
+	// { nodes }); Resources are per machine. 0 means one.
+	Machines int `json:"machines,omitempty"`
+
 	Result
 }
 
@@ -64,6 +68,10 @@ type Result struct {
 	// Devices are the devices (NPUs, GPUs) the node held, one entry per
 	// pool: "npu 4-7".
 	Devices []string `json:"devices,omitempty"`
+	// Segments are the stretches of work of the node's result, for a node
+	// with metrics whose result is not this run's work alone (resumed,
+	// restored or up to date): its curves are theirs.
+	Segments []Segment `json:"segments,omitempty"`
 }
 
 // Ready is when the node's dependencies in the run had all finished (the

@@ -306,7 +306,12 @@ func (p *Progress) Finished(r run.NodeResult) {
 	case run.Fetched:
 		p.line(nil, fmt.Sprintf("%s %s from the remote cache in %s%s", r.Addr, c(p.Colors, plan.Fetch, "fetched"), round(r.Duration), signedBy(r.Reasons)))
 	default:
-		p.line(nil, fmt.Sprintf("%s %s in %s", r.Addr, c(p.Colors, plan.Create, string(r.Outcome)), round(r.Duration)))
+		took := round(r.Duration)
+		if r.Earlier > 0 {
+			// A resumed result took the time of all its segments.
+			took = fmt.Sprintf("%s (resumed: %d segments, %s this time)", round(r.Earlier+r.Duration), len(r.Segments), round(r.Duration))
+		}
+		p.line(nil, fmt.Sprintf("%s %s in %s", r.Addr, c(p.Colors, plan.Create, string(r.Outcome)), took))
 	}
 	if r.LogErr != nil {
 		p.line(nil, fmt.Sprintf("%s: warning: %v", r.Addr, r.LogErr))

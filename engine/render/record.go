@@ -21,6 +21,7 @@ func Record(w io.Writer, r *state.Record) {
 		if r.Log != "" {
 			fmt.Fprintf(w, "  log      %s\n", r.Log)
 		}
+		segments(w, "segment", r.Segments)
 	}
 	for _, o := range r.Outputs {
 		fmt.Fprintf(w, "  output   %s %s\n", o.Path, shortHex(o.Digest))
@@ -44,6 +45,10 @@ func Record(w io.Writer, r *state.Record) {
 		if len(f.Devices) > 0 {
 			fmt.Fprintf(w, "  failed on %s\n", pool.HeldText(f.Devices))
 		}
+		if f.Entry != "" && len(f.Segments) > 0 {
+			fmt.Fprintf(w, "  kept     %s to resume in, after %s of work\n", f.Entry, state.TotalDuration(f.Segments).Round(time.Millisecond))
+			segments(w, "run", f.Segments)
+		}
 	}
 	if len(r.KeyLines) > 0 {
 		fmt.Fprintln(w, "  key lines:")
@@ -66,4 +71,15 @@ func oneLine(s string, max int) string {
 		return s[:max] + "…"
 	}
 	return s
+}
+
+// segments lists the stretches of work of a resumed result, or of the
+// interrupted runs a kept folder holds.
+func segments(w io.Writer, word string, segs []state.Segment) {
+	if word == "segment" && len(segs) < 2 {
+		return
+	}
+	for i, s := range segs {
+		fmt.Fprintf(w, "  %-8s %d: %s for %s (log %s)\n", word, i+1, s.Started.Local().Format(time.DateTime), s.Duration.Round(time.Millisecond), s.Log)
+	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/state"
 )
 
 // Outcome is how a node's part of an apply ended.
@@ -49,6 +50,12 @@ type NodeResult struct {
 	BytesHashed int64
 	// Trace is what a traced run read and ran (Options.Trace).
 	Trace *TraceReport
+	// Segments are the stretches of work that built the node's result:
+	// those of a restored or up-to-date result, and of a resumed one (the
+	// runs interrupted in its folder, then this one); Earlier is the time
+	// a resumed result's earlier segments took.
+	Segments []state.Segment
+	Earlier  time.Duration
 }
 
 // Hooks receive the progress of an apply.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run/job"
+	"github.com/kilnbuild/kiln/engine/slurm"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -23,7 +25,7 @@ import (
 // the node's processes: what Slurm tells the job about itself (SLURM_*,
 // by prefix) and the devices it was given, which Slurm sets from --gres on
 // clusters whose gres.conf names device files.
-var jobPassEnv = []string{"SLURM_*", "CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}
+var jobPassEnv = []string{"SLURM_*", "SLURMD_NODENAME", "CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}
 
 // RunJob runs the node a job spec describes with its kind, exactly as the
 // local executor would (same configuration, environment and $KILN_OUT),
@@ -80,7 +82,21 @@ func RunJob(ctx context.Context, spec *job.Spec, kinds map[string]kind.Kind, log
 			b.Sandbox.Write = append(b.Sandbox.Write, tmp)
 		}
 	}
+	cluster := &slurm.Cluster{}
+	launch, err := batchEnv(ctx, cluster, os.Environ(), log)
+	if err != nil {
+		return fail(err)
+	}
+	b.Env = plan.MergeEnv(b.Env, launch...)
 	r, err := k.Build(ctx, b)
+	if err == nil && ctx.Err() != nil {
+		// The command exited 0 after kiln was told to stop (scancel, the
+		// time limit, Ctrl-C): whatever it left is not the node's result.
+		err = errors.New("the run was stopped before it finished; its exit status 0 is not trusted")
+	}
+	if err == nil {
+		err = waitSteps(ctx, cluster, os.Environ(), log)
+	}
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && !strings.Contains(err.Error(), cause.Error()) {
 			err = fmt.Errorf("%v: %w", cause, err)
@@ -137,4 +153,55 @@ func passed(env, names []string) []string {
 		}
 	}
 	return out
+}
+
+// batchEnv is what a command inside a Slurm job gets besides the node's
+// environment (see slurm.JobEnv and slurm.Launch): srun steps that inherit
+// the command's environment, KILN_CPUS as Slurm gave them, the job's nodes,
+// and a head address and free port for a launcher. A job on one node whose
+// cluster cannot say where it runs only loses the launch variables; a
+// job on several nodes fails.
+func batchEnv(ctx context.Context, c *slurm.Cluster, environ []string, log io.Writer) ([]string, error) {
+	env := slurm.JobEnv(environ)
+	if env == nil {
+		return nil, nil
+	}
+	l, _, err := c.LaunchOf(ctx, environ)
+	if err != nil {
+		if n, _ := strconv.Atoi(lookupEnv(environ, "SLURM_JOB_NUM_NODES")); n > 1 {
+			return nil, err
+		}
+		fmt.Fprintf(log, "kiln: %v; MASTER_ADDR and MASTER_PORT are not set\n", err)
+		return env, nil
+	}
+	return append(env, l.Env()...), nil
+}
+
+// stepGrace is how long srun steps a command left running may go on after
+// it ended before they are cancelled.
+var stepGrace = 30 * time.Second
+
+// waitSteps waits, inside a Slurm job, for the srun steps the command left
+// to end, so that the result is hashed once nothing writes to it.
+func waitSteps(ctx context.Context, c *slurm.Cluster, environ []string, log io.Writer) error {
+	id := lookupEnv(environ, "SLURM_JOB_ID")
+	if id == "" {
+		return nil
+	}
+	steps, err := c.Steps(ctx, id)
+	if err != nil || len(steps) == 0 {
+		return err
+	}
+	fmt.Fprintf(log, "kiln: waiting for Slurm steps %s, which outlived the command (cancelled after %s)\n", strings.Join(steps, ", "), stepGrace)
+	return c.WaitSteps(ctx, id, 500*time.Millisecond, stepGrace)
+}
+
+func lookupEnv(environ []string, name string) string {
+	v := ""
+	for _, kv := range environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
 }

@@ -48,7 +48,7 @@ func (a *Applier) node(ctx context.Context, n *config.Node, held map[string][]in
 	case plan.NoOp:
 		a.vals.Set(n.Addr, a.Decider.ValueAfter(dec))
 		a.temps.markRemoved(n.Addr, dec.TempRemoved)
-		res.Outcome = UpToDate
+		res.Outcome, res.Segments = UpToDate, dec.Record.AllSegments()
 		if file := plan.FileOf(a.Decider.Pipeline, n); dec.Record.File != file {
 			// The block moved to another file, or the record predates
 			// records naming their file.
@@ -60,7 +60,7 @@ func (a *Applier) node(ctx context.Context, n *config.Node, held map[string][]in
 	case plan.Restore:
 		if err := a.restore(dec); err == nil {
 			a.vals.Set(n.Addr, a.Decider.ValueAfter(dec))
-			res.Outcome = Restored
+			res.Outcome, res.Segments = Restored, dec.Restore.AllSegments()
 			return res
 		}
 		// A stored result that no longer verifies is rebuilt instead.
@@ -129,7 +129,7 @@ func (a *Applier) build(ctx context.Context, dec *plan.Decision, held map[string
 			dec.Restore = stored
 			if a.restore(dec) == nil {
 				a.vals.Set(n.Addr, d.ValueAfter(&plan.Decision{Node: n, Kind: dec.Kind, KindNode: dec.KindNode, Action: plan.Restore, Restore: stored}))
-				res.Outcome = Restored
+				res.Outcome, res.Segments = Restored, stored.AllSegments()
 				return res
 			}
 		}
@@ -241,11 +241,15 @@ func (a *Applier) execute(ctx context.Context, dec *plan.Decision, entry, dir st
 		} else {
 			_ = d.Store.RemoveRun(entry)
 		}
-		a.recordFailure(dec, err, logPath, kept, held)
+		a.recordFailure(dec, err, logPath, kept, held, start, time.Since(start))
 		return res
 	}
 	res.LogTail = nil
 	res.Outcome = Built
+	if earlier := dec.Record.SegmentsIn(entry); len(earlier) > 0 {
+		res.Earlier = state.TotalDuration(earlier)
+		res.Segments = append(earlier, state.Segment{Started: start.UTC(), Duration: res.Duration, Log: relPath(d.Pipeline.Root, logPath)})
+	}
 	if kind.IsService(dec.Kind) {
 		res.Outcome = Started
 	}
@@ -469,6 +473,11 @@ func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start
 		Log: relPath(d.Pipeline.Root, logPath), Host: host, KilnVersion: a.Options.Version,
 		File: plan.FileOf(d.Pipeline, n),
 	}
+	if earlier := dec.Record.SegmentsIn(entry); len(earlier) > 0 {
+		// A resumed result is the work of every segment in its folder.
+		rec.Segments = append(earlier, state.Segment{Started: rec.Started, Duration: took, Log: rec.Log})
+		rec.Started, rec.Duration = earlier[0].Started, state.TotalDuration(rec.Segments)
+	}
 	if err := d.Store.Link(n.Addr.FileName(), entry); err != nil {
 		return fmt.Errorf("publishing the result: %w", err)
 	}
@@ -519,7 +528,7 @@ func keepPins(k kind.Kind, unpinned *kind.Node, r *kind.Result) *kind.Result {
 
 // recordFailure keeps the node's last good result and notes the failure,
 // with the run folder kept to resume in, if any, and the devices it held.
-func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath, kept string, held map[string][]int) {
+func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath, kept string, held map[string][]int, start time.Time, took time.Duration) {
 	var rec state.Record
 	if dec.Record != nil {
 		rec = *dec.Record
@@ -533,6 +542,15 @@ func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath, kept str
 		code = ee.ExitCode()
 	}
 	rec.Failure = &state.Failure{Key: dec.Key, Error: err.Error(), ExitCode: code, At: time.Now().UTC(), Log: relPath(a.Decider.Pipeline.Root, logPath), Entry: kept, Devices: held}
+	if kept != "" {
+		// The folder is kept to resume in: the next run adds to its work
+		// (a Slurm job left running goes on with its own).
+		rec.Failure.Segments = dec.Record.SegmentsIn(kept)
+		if !errors.Is(err, ErrJobLeftRunning) {
+			seg := state.Segment{Started: start.UTC(), Duration: took, Log: rec.Failure.Log}
+			rec.Failure.Segments = append(rec.Failure.Segments, seg)
+		}
+	}
 	_ = a.Writer.Commit(&rec)
 }
 

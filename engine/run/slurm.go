@@ -241,18 +241,17 @@ func slurmRequest(r *slurmRun, jobDir string) *slurm.Request {
 func (x *slurmExec) wait(ctx context.Context, r *slurmRun, j slurm.Job) (slurm.Status, error) {
 	w := x.watcher(r.exec.Poll)
 	out := &slurm.Follow{Path: filepath.Join(j.Dir, "job.out")}
-	shown := ""
-	var pollErr error
+	shown, problem := "", ""
 	st, err := w.Wait(ctx, j.ID, func(s slurm.Status, err error) {
 		_ = out.Copy(r.log)
 		if err != nil {
-			if pollErr == nil || pollErr.Error() != err.Error() {
-				fmt.Fprintf(r.log, "kiln: asking Slurm about job %s: %v (still waiting)\n", j.ID, err)
+			if p := slurm.Problem(err); p != problem {
+				problem = p
+				fmt.Fprintf(r.log, "kiln: asking Slurm about job %s: %s (still waiting)\n", j.ID, p)
 			}
-			pollErr = err
 			return
 		}
-		pollErr = nil
+		problem = ""
 		if now := s.String(); now != shown {
 			shown = now
 			if r.status != nil {

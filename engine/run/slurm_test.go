@@ -1,6 +1,9 @@
 package run
 
 import (
+	"context"
+	"errors"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +79,33 @@ func TestSlurmRequest(t *testing.T) {
 	want := "--parsable --no-requeue --export=NONE --job-name=exec.sft_train --output=/shared/jobs/x/job.out --chdir=/shared/p --partition=a2 --account=llm --nodes=2 --ntasks-per-node=1 --cpus-per-task=4 --mem=64G --gres=gpu:8 --time=90 --constraint=a2 --exclusive"
 	if got != want {
 		t.Errorf("sbatch arguments\n got %s\nwant %s", got, want)
+	}
+}
+
+// stoppedKind's command exits 0 once told to stop, as a shell does after
+// its child's SIGTERM.
+type stoppedKind struct{ kind.Kind }
+
+func (stoppedKind) Name() string    { return "exec" }
+func (stoppedKind) Version() string { return "1" }
+func (stoppedKind) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
+	<-ctx.Done()
+	return &kind.Result{}, nil
+}
+
+// A job stopped while its command ran never reports a result to link,
+// even when the command exited 0.
+func TestRunJobStoppedIsNotOK(t *testing.T) {
+	t.Setenv("SLURM_JOB_ID", "")
+	dir := t.TempDir()
+	spec := &job.Spec{Addr: "exec.train", Kind: "exec", KindVersion: "1", Key: "k", Root: dir, Dir: dir, Config: []byte(`{}`), ConfigType: []byte(`["object",{}]`)}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupted"))
+	res := RunJob(ctx, spec, map[string]kind.Kind{"exec": stoppedKind{}}, io.Discard)
+	if res.OK || res.Digest != "" {
+		t.Fatalf("result %+v, want a failure", res)
+	}
+	if !strings.Contains(res.Error, "interrupted") || !strings.Contains(res.Error, "stopped before it finished") {
+		t.Errorf("error %q, want the cause and that the run was stopped", res.Error)
 	}
 }

@@ -37,6 +37,19 @@ func (e *CommandError) Error() string {
 
 func (e *CommandError) Unwrap() error { return e.Err }
 
+// Problem is err as it reads to someone waiting on a job: for a Slurm
+// command that failed, the program, how it failed and what it printed,
+// without its arguments (which name every job of the poll, in no set
+// order). Two failures of the same kind read the same.
+func Problem(err error) string {
+	var ce *CommandError
+	if !errors.As(err, &ce) {
+		return err.Error()
+	}
+	name, _, _ := strings.Cut(ce.Command, " ")
+	return (&CommandError{Command: name, Err: ce.Err, Output: ce.Output}).Error()
+}
+
 func (c *Cluster) run(ctx context.Context, name string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = c.Env

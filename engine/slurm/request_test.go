@@ -1,6 +1,8 @@
 package slurm
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -114,5 +116,20 @@ func TestJournal(t *testing.T) {
 	}
 	if err := j.Put(Job{Key: "../x", ID: "1"}); err == nil {
 		t.Error("Put accepted a key with a slash")
+	}
+}
+
+// A poll that fails the same way twice reads the same, whatever jobs it
+// asked about and in whatever order.
+func TestProblemLeavesOutTheJobs(t *testing.T) {
+	fail := func(ids string) error {
+		return fmt.Errorf("query: %w", &CommandError{Command: "squeue -h -t all -j " + ids + " -O " + squeueFormat, Err: errors.New("exit status 1"), Output: "slurm_load_jobs error: Unable to contact slurm controller\n"})
+	}
+	a, b := Problem(fail("3,5,7")), Problem(fail("7,3"))
+	if a != b {
+		t.Errorf("Problem differs with the job list:\n%s\n%s", a, b)
+	}
+	if want := "squeue: exit status 1: slurm_load_jobs error: Unable to contact slurm controller"; a != want {
+		t.Errorf("Problem = %q, want %q", a, want)
 	}
 }

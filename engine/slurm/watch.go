@@ -2,6 +2,8 @@ package slurm
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -79,10 +81,7 @@ func (w *Watcher) poll() {
 	}
 	for {
 		w.mu.Lock()
-		ids := make([]string, 0, len(w.waiters))
-		for id := range w.waiters {
-			ids = append(ids, id)
-		}
+		ids := slices.Sorted(maps.Keys(w.waiters))
 		if len(ids) == 0 {
 			w.polling = false
 			w.mu.Unlock()

@@ -24,12 +24,15 @@ type Record struct {
 	Outputs     []Output          `json:"outputs,omitempty"`
 	Attrs       map[string]string `json:"attrs,omitempty"` // kind-specific values learned when built
 	Started     time.Time         `json:"started"`
-	Duration    time.Duration     `json:"duration_ns"`
+	Duration    time.Duration     `json:"duration_ns"` // of all its segments together
 	Resources   map[string]int64  `json:"resources,omitempty"`
 	Devices     map[string][]int  `json:"devices,omitempty"` // device ids the run held, per pool; never in the key
 	Log         string            `json:"log,omitempty"`
 	Host        string            `json:"host,omitempty"`
 	KilnVersion string            `json:"kiln_version,omitempty"`
+	// Segments are the stretches of work of a resumed result, in order
+	// (Started is the first one's); empty for a result built in one go.
+	Segments []Segment `json:"segments,omitempty"`
 	// File is the pipeline file, relative to the pipeline folder, that
 	// declares the node: an apply of another pipeline file sharing the
 	// state folder leaves the record alone.
@@ -50,6 +53,9 @@ type Failure struct {
 	// node to resume in; empty when it was removed.
 	Entry   string           `json:"entry,omitempty"`
 	Devices map[string][]int `json:"devices,omitempty"` // device ids the failed run held, per pool
+	// Segments are the runs made so far in Entry, the failed one last: a
+	// resume adds its own and records them all with the result.
+	Segments []Segment `json:"segments,omitempty"`
 }
 
 // Good reports whether the record holds a successful result.
@@ -64,9 +70,11 @@ func (r *Record) clone() *Record {
 	c.Attrs = maps.Clone(r.Attrs)
 	c.Resources = maps.Clone(r.Resources)
 	c.Devices = cloneDevices(r.Devices)
+	c.Segments = slices.Clone(r.Segments)
 	if r.Failure != nil {
 		f := *r.Failure
 		f.Devices = cloneDevices(r.Failure.Devices)
+		f.Segments = slices.Clone(r.Failure.Segments)
 		c.Failure = &f
 	}
 	return &c

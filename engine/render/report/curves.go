@@ -12,15 +12,16 @@ import (
 // in the compared run.
 func loadCurves(r, compare *history.Run) ([]*nodeCurves, error) {
 	var out []*nodeCurves
+	segs := segmentsOf(r)
 	for i, n := range r.Nodes {
 		c := &nodeCurves{addr: n.Addr, index: i}
 		var err error
-		if c.run, err = r.Metrics(i); err != nil {
+		if c.run, err = r.ResultMetrics(i, segs); err != nil {
 			return nil, err
 		}
 		if compare != nil {
 			if j := compare.Index(n.Addr); j >= 0 {
-				if c.compare, err = compare.Metrics(j); err != nil {
+				if c.compare, err = compare.ResultMetrics(j, segs); err != nil {
 					return nil, err
 				}
 			}
@@ -44,6 +45,15 @@ func loadCurves(r, compare *history.Run) ([]*nodeCurves, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// segmentsOf finds the curves of a result's segments among the runs
+// recorded beside r: a resumed or restored result shows all its work.
+func segmentsOf(r *history.Run) *history.Segments {
+	if r.Dir == "" {
+		return nil
+	}
+	return history.NewSegments(filepath.Dir(filepath.Dir(r.Dir)))
 }
 
 func relPath(dir, abs string) (string, error) {

@@ -15,12 +15,15 @@
 // all finished (history.Run.Ready) to when the scheduler gave it a slot and
 // its resources; its run time from when its command began to when it ended
 // (from its turn, for a node that ran no command). Between its turn and its
-// command — deciding, hashing inputs, waiting for a run of the same key, or
-// pending with an executor that queues work (history.Result.Began is when
-// the command itself began) — it is drawn lighter. The critical path is
+// command — deciding, hashing inputs, waiting for a run of the same key —
+// it is drawn lighter (history.Result.Began is when the command itself
+// began); for a node of a batch executor (Slurm) that stretch is its
+// submission and its wait in the cluster's queue, drawn as a queue of its
+// own and counted in its queued time. The critical path is
 // walked back from the node that ended last, each step to the dependency
 // that ended last: the chain that decided when the run ended. NPU-hours are
-// a node's npu resource times its run time.
+// a node's npu resource times its machines (a Slurm job's nodes) times
+// its run time.
 //
 // Large runs. The timeline and the DAG show every node of runs up to
 // maxDrawn nodes; beyond that, only the nodes that did something (ran,

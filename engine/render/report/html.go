@@ -100,8 +100,10 @@ var outcomeOrder = []string{"built", "started", "restored", "up-to-date", "faile
 // legend names the colours used.
 func (m *model) legend(b *strings.Builder) {
 	used := map[string]bool{}
+	batch := false
 	for _, w := range m.rows {
 		used[w.class] = true
+		batch = batch || w.pending > 0
 	}
 	b.WriteString(`<p class="legend">`)
 	for _, c := range classOrder {
@@ -110,7 +112,10 @@ func (m *model) legend(b *strings.Builder) {
 		}
 	}
 	b.WriteString(`<span><svg width="14" height="12"><rect class="queue" width="14" height="12"/></svg>queued for a slot or resources</span>`)
-	b.WriteString(`<span><svg width="14" height="12"><rect class="prep create" width="14" height="12"/></svg>its turn before its command: deciding, hashing inputs, pending with its executor</span></p>`)
+	if batch {
+		b.WriteString(`<span><svg width="14" height="12"><rect class="queue batch" width="14" height="12"/></svg>submitted and pending in a batch queue (Slurm)</span>`)
+	}
+	b.WriteString(`<span><svg width="14" height="12"><rect class="prep create" width="14" height="12"/></svg>its turn before its command: deciding, hashing inputs, preparing</span></p>`)
 }
 
 var classOrder = []string{"create", "rebuild", "repair", "restore", "start", "noop", "running", "pending", "failed", "skipped"}
@@ -155,7 +160,7 @@ func (m *model) table(b *strings.Builder) {
 			b.WriteString(esc(y))
 		}
 		b.WriteString(`</td>`)
-		fmt.Fprintf(b, `<td class="num">%s</td><td class="num">%s</td>`, optDuration(w.queued), ranText(w))
+		fmt.Fprintf(b, `<td class="num">%s</td><td class="num">%s</td>`, optDuration(w.waited()), ranText(w))
 		if cmp {
 			b.WriteString(`<td class="num">`)
 			if w.compare != nil {
@@ -305,7 +310,7 @@ svg text{font:11px system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","DejaVu
 .timeline .tick,.chart .xtick{text-anchor:middle;fill:var(--muted)}
 .grid{stroke:var(--line);stroke-width:1}
 .bar{stroke-width:1}.bar.crit,.box.crit{stroke:#111827;stroke-width:2}
-.queue{fill:url(#hatch);stroke:#9ca3af;stroke-width:.5}.legend .queue{fill:#e5e7eb}
+.queue{fill:url(#hatch);stroke:#9ca3af;stroke-width:.5}.legend .queue{fill:#e5e7eb}.queue.batch{stroke:#6b7280;stroke-dasharray:2 1}
 .prep{opacity:.45}
 .critical{font-size:13px}
 table.nodes{border-collapse:collapse;width:100%;font-size:13px}

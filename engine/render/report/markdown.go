@@ -68,7 +68,7 @@ func Markdown(w io.Writer, o Options) error {
 			node = "**" + node + "**"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |", node, render.MarkdownText(strings.TrimSpace(w.symbol+" "+w.action)), render.MarkdownText(outcome),
-			render.MarkdownText(strings.Join(w.why, "; ")), optDuration(w.queued), ranText(w))
+			render.MarkdownText(strings.Join(w.why, "; ")), optDuration(w.waited()), ranText(w))
 		if cmp {
 			c := ""
 			if w.compare != nil {

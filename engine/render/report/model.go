@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/history"
@@ -40,9 +41,10 @@ type row struct {
 	outcome  string
 	ready    time.Time
 	started  time.Time
-	began    time.Time // zero when no command ran
-	ended    time.Time // Now for a running node; zero for a pending one
-	queued   time.Duration
+	began    time.Time     // zero when no command ran
+	ended    time.Time     // Now for a running node; zero for a pending one
+	queued   time.Duration // waiting for a slot or resources
+	pending  time.Duration // in a batch executor's queue: from its turn to its command
 	ran      time.Duration
 	npuHours float64
 	cache    string // "up to date", "restored" or ""
@@ -105,8 +107,11 @@ func build(o Options) (*model, error) {
 		if !from.IsZero() && w.ended.After(from) {
 			w.ran = w.ended.Sub(from)
 		}
+		if batchExecutor(n.Executor) && !w.started.IsZero() && w.began.After(w.started) {
+			w.pending = w.began.Sub(w.started)
+		}
 		if npu := n.Resources["npu"]; npu > 0 && !w.began.IsZero() {
-			w.npuHours = float64(npu) * w.ran.Hours()
+			w.npuHours = float64(npu*int64(max(n.Machines, 1))) * w.ran.Hours()
 		}
 		switch w.outcome {
 		case "up-to-date":
@@ -138,6 +143,17 @@ func build(o Options) (*model, error) {
 	m.curves, err = loadCurves(o.Run, o.Compare)
 	return m, err
 }
+
+// batchExecutor reports whether a node's executor queues its runs as
+// batch jobs (Slurm): the time from its turn to its command is spent
+// submitting it and pending in that queue, not preparing.
+func batchExecutor(executor string) bool {
+	return executor == "slurm" || strings.HasPrefix(executor, "slurm.")
+}
+
+// waited is all the time the node waited before its command: for a slot
+// or resources, then in its executor's queue.
+func (w *row) waited() time.Duration { return w.queued + w.pending }
 
 // class is the engine/graph class that paints a node.
 func class(action, outcome string) string {

@@ -77,7 +77,10 @@ func (m *model) timeline(b *strings.Builder) {
 		}
 		from := w.started
 		if !w.began.IsZero() {
-			if w.began.After(w.started) && !w.started.IsZero() {
+			if w.pending > 0 {
+				fmt.Fprintf(b, `<rect class="queue batch" x="%.1f" y="%d" width="%.1f" height="%d"><title>%s: submitted and pending in %s's queue, %s</title></rect>`,
+					x(w.started), by, x(w.began)-x(w.started), tlBar, esc(w.n.Addr), esc(w.n.Executor), durationText(w.pending))
+			} else if w.began.After(w.started) && !w.started.IsZero() {
 				fmt.Fprintf(b, `<rect class="prep %s" x="%.1f" y="%d" width="%.1f" height="%d"><title>%s: deciding and preparing, %s</title></rect>`,
 					w.class, x(w.started), by, x(w.began)-x(w.started), tlBar, esc(w.n.Addr), durationText(w.began.Sub(w.started)))
 			}
@@ -123,6 +126,9 @@ func barTitle(w *row) string {
 	}
 	if w.queued > 0 {
 		parts = append(parts, "queued "+durationText(w.queued))
+	}
+	if w.pending > 0 {
+		parts = append(parts, "pending in "+w.n.Executor+"'s queue "+durationText(w.pending))
 	}
 	if w.critical {
 		parts = append(parts, "on the critical path")
