@@ -90,6 +90,9 @@ func costSentence(r *review.Report) string {
 		return "Estimated cost: unknown (no recorded runs)."
 	}
 	s := "Estimated cost: **" + formatSeconds(c.Seconds) + "**"
+	if c.Restores > 0 {
+		s += fmt.Sprintf(" (%s restored from the store)", human.Count(c.Restores, "node"))
+	}
 	for _, h := range c.Hours {
 		s += ", " + MarkdownText(formatHours(h))
 	}
@@ -117,7 +120,10 @@ func writeCostMarkdown(w io.Writer, r *review.Report) {
 	fmt.Fprintf(w, "\n#### Estimated cost\n\nLast recorded durations in %s.\n\n| node | last run | resources |\n|---|---|---|\n", MarkdownCode(c.State))
 	for _, n := range c.Nodes {
 		last := "never run"
-		if n.Seconds != nil {
+		switch {
+		case n.Restore:
+			last = "0s: restored from the store"
+		case n.Seconds != nil:
 			last = formatSeconds(*n.Seconds)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s |\n", MarkdownCode(n.Address), last, MarkdownText(formatResources(n.Resources)))

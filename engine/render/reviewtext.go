@@ -103,8 +103,13 @@ func writeCostText(w io.Writer, r *review.Report) {
 		fmt.Fprintf(w, "Estimated cost: unknown; none of the nodes to rerun has a recorded run in %s.\n", c.State)
 		return
 	}
-	line := fmt.Sprintf("Estimated cost: %s recorded for %d of %s to rerun (state: %s)",
-		formatSeconds(c.Seconds), c.Known, human.Count(len(c.Nodes), "node"), c.State)
+	defer writeRestoresText(w, c)
+	restored := ""
+	if c.Restores > 0 {
+		restored = fmt.Sprintf(", %d restored from the store", c.Restores)
+	}
+	line := fmt.Sprintf("Estimated cost: %s recorded for %d of %s to rerun%s (state: %s)",
+		formatSeconds(c.Seconds), c.Known, human.Count(len(c.Nodes), "node"), restored, c.State)
 	for _, h := range c.Hours {
 		line += "; " + formatHours(h)
 	}
@@ -183,4 +188,18 @@ func formatResources(res map[string]int64) string {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, res[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeRestoresText names the nodes that restore from the store: a revert
+// costs nothing.
+func writeRestoresText(w io.Writer, c review.Cost) {
+	var names []string
+	for _, n := range c.Nodes {
+		if n.Restore {
+			names = append(names, n.Address)
+		}
+	}
+	if len(names) > 0 {
+		fmt.Fprintf(w, "Restored from the store, which has their results for this version, at no cost: %s.\n", strings.Join(names, ", "))
+	}
 }

@@ -10,7 +10,9 @@ import (
 
 // estimate fills in the cost of rerunning every changed, added and
 // invalidated node of the new version s, from the last successful run of
-// each recorded in stateDir. A node weighs on a resource with what the new
+// each recorded in stateDir (all its segments, for a resumed result); a
+// node whose result for the new version is in the store restores it, at
+// no cost. A node weighs on a resource with what the new
 // version declares (resources = { npu = 8 }), or else with what its last
 // run held. A missing state folder means nothing ran yet.
 func (r *Report) estimate(s *side, stateDir string) error {
@@ -30,6 +32,7 @@ func (r *Report) estimate(s *side, stateDir string) error {
 	}
 	c := Cost{Unknown: []string{}, Hours: []ResourceHours{}, Nodes: []NodeCost{}}
 	hours := map[string]float64{}
+	restores := restorable(s, st, state.OpenStore(stateDir), rerun)
 	for _, v := range s.dag.Graph.Order() {
 		n := s.dag.Nodes[v]
 		a := n.Addr.String()
@@ -41,12 +44,20 @@ func (r *Report) estimate(s *side, stateDir string) error {
 		if len(nc.Resources) == 0 && rec != nil {
 			nc.Resources = rec.Resources
 		}
-		if !rec.Good() {
+		if !rec.Good() && restores[a] == nil {
 			c.Unknown = append(c.Unknown, a)
 			c.Nodes = append(c.Nodes, nc)
 			continue
 		}
-		secs := rec.Duration.Seconds()
+		var secs float64
+		if rec.Good() {
+			secs = rec.Duration.Seconds()
+		}
+		if restores[a] != nil {
+			// The store has the result this version's key names: a restore.
+			secs, nc.Restore = 0, true
+			c.Restores++
+		}
 		nc.Seconds = &secs
 		c.Seconds += secs
 		c.Known++

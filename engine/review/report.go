@@ -118,6 +118,9 @@ type Cost struct {
 	Unknown []string        `json:"unknown"` // nodes never run successfully: not in the sum
 	Hours   []ResourceHours `json:"resource_hours"`
 	Nodes   []NodeCost      `json:"nodes"` // every node that would rerun, in dependency order
+	// Restores counts the nodes whose result for the new version is in
+	// the store: applying it restores them, at no cost.
+	Restores int `json:"restores"`
 }
 
 // ResourceHours is the recorded hours of the rerun nodes weighted by how
@@ -134,6 +137,9 @@ type NodeCost struct {
 	// never ran.
 	Seconds   *float64         `json:"last_duration_s"`
 	Resources map[string]int64 `json:"resources,omitempty"`
+	// Restore says that the store has its result for the new version:
+	// it is restored, not run, and Seconds is 0.
+	Restore bool `json:"restore,omitempty"`
 }
 
 // HasChanges reports whether anything would rerun or leave the pipeline.
