@@ -145,6 +145,25 @@ variable "torch_extra_index" {
   description = "Extra index for the CPU torch wheels torch-npu builds on (needed on x86_64)."
 }
 
+# kiln: Ascend's containers (vllm-ascend's Dockerfile starts from
+# quay.io/ascend/cann, verl's from its own Ascend images) ship torch and
+# torch_npu preinstalled for their interpreter. With use_image_torch the two
+# environments below see that interpreter's packages
+# (system_site_packages, python -m venv --system-site-packages): pip leaves
+# the image's torch and torch_npu alone where they meet the pins, and
+# installs the pinned versions into the venv, in front of the image's, where
+# they do not; constraints prove what the venv imports. Every package the
+# image's interpreter sees enters both keys with its version, so another
+# image rebuilds them. Set python to the image's interpreter (vllm-ascend
+# needs >=3.9,<3.12). An image's own triton cannot be removed from inside a
+# venv (pip does not uninstall outside it): absent = ["triton"] then fails
+# and names it.
+variable "use_image_torch" {
+  type        = bool
+  default     = false
+  description = "Use the torch and torch_npu the host's or container's interpreter has (a vendor image): python_env.vllm_ascend_build and python_env.retool are made with system_site_packages."
+}
+
 variable "train_executor" {
   type        = string
   default     = "local"
@@ -189,6 +208,25 @@ variable "rl_total_steps" {
   type        = number
   default     = 200
   description = "Training steps of the RL run (trainer.total_training_steps); also the progress total."
+}
+
+# kiln: verl keeps every checkpoint (trainer.max_ckpt_to_keep: null in
+# sft_trainer.yaml, max_actor_ckpt_to_keep: null for the RL run). Each one
+# of a 7B model under FSDP is its fp32 shards and Adam state: 7.6B
+# parameters at 4 bytes, and 8 for Adam's two moments, about 90 GB;
+# 6 SFT and 2 RL checkpoints would hold about 700 GB of the store. Both
+# trainers keep this many of their newest (the merge reads only the last
+# SFT one, the RL output is its last). verl counts the checkpoints one run
+# saved: after an interrupted run resumes, the one it resumed from is kept
+# as well, so a resumed trainer may hold one more.
+variable "checkpoints_to_keep" {
+  type        = number
+  default     = 1
+  description = "Newest checkpoints each trainer keeps (verl's trainer.max_ckpt_to_keep, max_actor_ckpt_to_keep); about 90 GB each."
+  validation {
+    condition     = var.checkpoints_to_keep >= 1 && floor(var.checkpoints_to_keep) == var.checkpoints_to_keep
+    error_message = "checkpoints_to_keep must be a whole number, 1 or more: the merge and the RL output need the last checkpoint."
+  }
 }
 
 locals {
@@ -273,6 +311,17 @@ git_repo "mindspeed_rl" {
 #
 # kiln: patches/verl-npu-sync-all.patch is this pipeline's own; it does what
 # the plugin does to tensordict's TensorDictBase._sync_all (see the patch).
+#
+# The plugin's setup.py (inject_verl_plugin) also comments out every line
+# "from . import kernels" of verl/utils/kernel/linear_cross_entropy.py. Not
+# needed here: at d62da49 that import is not at module level but inside
+# LinearCrossEntropy.forward and backward, which run only with
+# actor_rollout_ref.model.use_fused_kernels=True (false in
+# _generated_ppo_trainer.yaml, and not set below); and kernels.py imports
+# triton in a try block with a stand-in when it is missing, so even that
+# path imports without triton. (Its other edit, "import verl_npu" appended
+# to verl/__init__.py, is what applies the patches above at import time.)
+# Its edits of vLLM are applied in exec.vllm_wheel.
 git_repo "verl" {
   url    = "${var.github}/volcengine/verl.git"
   commit = "d62da4950573d7a4b7ef2362337952e7ab59e78d"
@@ -303,8 +352,9 @@ git_repo "vllm_ascend" {
 # advises when torch-npu versions conflict). vLLM and verl are built with its
 # interpreter too, not whatever python3.10 the host has.
 python_env "vllm_ascend_build" {
-  python           = var.python
-  extra_index_urls = [var.torch_extra_index]
+  python               = var.python
+  extra_index_urls     = [var.torch_extra_index]
+  system_site_packages = var.use_image_torch
 
   install {
     packages = [
@@ -348,7 +398,21 @@ exec "vllm_ascend_wheel" {
 # pretend version. vLLM's build dependencies (torch 2.8.0, which the run
 # book's requirements/build.txt installs over torch 2.7.1) stay in pip's
 # isolated build environment.
+#
+# kiln: vllm_wheel and verl_wheel are temp: their wheels only feed
+# python_env.retool, so they leave the store once it is built from them and
+# are built again (in minutes: neither compiles device code) only when it
+# must be. vllm_ascend_wheel is kept: its kernels take long to compile.
+#
+# kiln: the verl_npu plugin's setup.py (inject_vllm_plugin, MindSpeed-RL at
+# 679b564f) edits the installed vLLM's fp8_utils.py and fused_moe.py at
+# install time: on every line holding "list" it writes "List", and it adds
+# ", List" to their "from typing import Any, Callable" line. The copy below
+# gets exactly that edit before the wheel is built, so the wheel holds what
+# the run book's hosts run, in this node's key instead of in an install
+# hook; a vLLM pin without either file fails here, naming it.
 exec "vllm_wheel" {
+  temp = true
   env = {
     VLLM_TARGET_DEVICE             = "empty"
     SETUPTOOLS_SCM_PRETEND_VERSION = "0.11.0"
@@ -356,6 +420,22 @@ exec "vllm_wheel" {
   command = <<-EOT
     set -eu
     cp -a ${git_repo.vllm.out}/. "$KILN_OUT/src"
+    ${python_env.vllm_ascend_build.python} - "$KILN_OUT/src/vllm/model_executor/layers" <<'PY'
+    import pathlib, sys
+    for rel in ("quantization/utils/fp8_utils.py", "fused_moe/fused_moe.py"):
+        path = pathlib.Path(sys.argv[1], rel)
+        edited, changed = [], 0
+        for line in path.read_text().splitlines(keepends=True):
+            new = line
+            if "from typing import Any, Callable" in line.strip() and "List" not in line.strip():
+                new = line[:-1] + ", List\n"
+            elif "list" in line:
+                new = line.replace("list", "List")
+            changed += new != line
+            edited.append(new)
+        path.write_text("".join(edited))
+        print(f"kiln: verl_npu's edit of vllm/model_executor/layers/{rel}: {changed} lines")
+    PY
     ${python_env.vllm_ascend_build.python} -m pip wheel --no-deps --extra-index-url ${var.torch_extra_index} \
       --wheel-dir "$KILN_OUT/dist" "$KILN_OUT/src"
     rm -rf "$KILN_OUT/src"
@@ -363,6 +443,7 @@ exec "vllm_wheel" {
 }
 
 exec "verl_wheel" {
+  temp    = true
   command = <<-EOT
     set -eu
     cp -a ${git_repo.verl.out}/. "$KILN_OUT/src"
@@ -381,8 +462,9 @@ exec "verl_wheel" {
 # torch stack comes first and every later step repeats its pins, so no
 # resolver can move it, and constraints prove the result.
 python_env "retool" {
-  python           = var.python
-  extra_index_urls = [var.torch_extra_index]
+  python               = var.python
+  extra_index_urls     = [var.torch_extra_index]
+  system_site_packages = var.use_image_torch
 
   install {
     packages = ["torch==2.7.1", "torch-npu==2.7.1", "torchvision==0.22.1", "numpy==1.26.4"]
@@ -594,8 +676,12 @@ fetch "aime_2024" {
 # relative to its working folder, loads "JoeYing/ReTool-SFT" (a local folder
 # of that name comes before the hub) and writes ~/ReTool-SFT/data. kiln: it
 # runs in a folder of links inside its own output, offline, with HOME = its output,
-# so the parquet file lands in this node's output and nowhere else.
+# so the parquet file lands in this node's output and nowhere else. It is
+# temp: only sft_train reads it, and it is made again in a minute if needed.
+# sft_train itself is resumable (its folder is how an interrupted run goes
+# on), so it cannot be temp; var.checkpoints_to_keep bounds it instead.
 exec "sft_preprocess" {
+  temp = true
   env = {
     HOME                = self.out
     HF_HOME             = "${self.out}/.cache/huggingface"
@@ -651,6 +737,7 @@ exec "sft_train" {
       trainer.default_local_dir=$KILN_OUT/checkpoint \
       trainer.project_name=retool-sft trainer.experiment_name=qwen2.5-7b-instruct \
       trainer.logger='["console"]' trainer.total_epochs=6 trainer.save_freq=62 \
+      trainer.max_ckpt_to_keep=${var.checkpoints_to_keep} \
       trainer.resume_mode=auto trainer.device=npu \
       ulysses_sequence_parallel_size=4 use_remove_padding=true
   EOT
@@ -777,6 +864,7 @@ exec "rl_train" {
       trainer.log_val_generations=20 \
       trainer.nnodes=1 \
       trainer.save_freq=100 \
+      trainer.max_actor_ckpt_to_keep=${var.checkpoints_to_keep} \
       trainer.default_local_dir="$KILN_OUT" \
       trainer.resume_mode=auto \
       trainer.test_freq=20 \

@@ -119,3 +119,35 @@ func TestRetoolMiniCANNAndTools(t *testing.T) {
 		t.Errorf("without patch on PATH exec.rl_train, downstream of git_repo.verl, is not blocked")
 	}
 }
+
+// checkRetoolImageTorch plans retool.hcl with use_image_torch on a stand-in
+// for a vendor image's interpreter, which has torch and torch_npu 2.7.1:
+// python_env.vllm_ascend_build (whose key is known before anything runs) is
+// made with system_site_packages, and the image's packages are in its key
+// with their versions, so another image rebuilds it.
+func checkRetoolImageTorch(t *testing.T, pipeline string, vars []string) {
+	t.Helper()
+	bin := stubPrograms(t, "git", "patch", "gcc", "g++", "make")
+	image := `#!/bin/sh
+case "$*" in
+  *importlib.metadata*) echo '[["torch", "2.7.1"], ["torch_npu", "2.7.1"], ["pip", "23.0.1"]]' ;;
+  *) echo 3.11.6 ;;
+esac
+`
+	if err := os.WriteFile(filepath.Join(bin, "python3.11"), []byte(image), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	args := append([]string{"explain", "-var", "use_image_torch=true", "-var", "python=python3.11"}, vars...)
+	for _, env := range []string{"python_env.vllm_ascend_build"} {
+		stdout, stderr, code := kilnRun(t, append(args, env, pipeline)...)
+		if code != 0 {
+			t.Fatalf("kiln explain %s: exit %d\n%s%s", env, code, stdout, stderr)
+		}
+		for _, want := range []string{"attr system_site_packages true", "python.system_site torch 2.7.1", "python.system_site torch-npu 2.7.1"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("with use_image_torch the key of %s has no line %q:\n%s", env, want, stdout)
+			}
+		}
+	}
+}

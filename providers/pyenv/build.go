@@ -35,7 +35,7 @@ func (p *PythonEnv) build(ctx context.Context, b *kind.Build) (*kind.Result, err
 	if log == nil {
 		log = io.Discard
 	}
-	v, err := p.create(ctx, b, log, cfg.Python)
+	v, err := p.create(ctx, b, log, cfg.Python, cfg.SystemSite)
 	if err != nil {
 		return nil, err
 	}
@@ -54,14 +54,20 @@ func (p *PythonEnv) build(ctx context.Context, b *kind.Build) (*kind.Result, err
 	return p.result(ctx, b, v, complaints)
 }
 
-// create makes the venv in Build.Dir with the configured interpreter.
-func (p *PythonEnv) create(ctx context.Context, b *kind.Build, log io.Writer, python string) (venv, error) {
+// create makes the venv in Build.Dir with the configured interpreter; with
+// systemSite it sees the interpreter's own site-packages.
+func (p *PythonEnv) create(ctx context.Context, b *kind.Build, log io.Writer, python string, systemSite bool) (venv, error) {
 	interp, err := findInterpreter(python, b.Env, b.Root)
 	if err != nil {
 		return venv{}, err
 	}
-	fmt.Fprintf(log, "python_env: %s -m venv %s\n", interp, b.Dir)
-	create := command{Path: interp, Args: []string{"-m", "venv", b.Dir}, Env: b.Env, Dir: b.Dir, Log: log}
+	args := []string{"-m", "venv"}
+	if systemSite {
+		args = append(args, "--system-site-packages")
+	}
+	args = append(args, b.Dir)
+	fmt.Fprintf(log, "python_env: %s %s\n", interp, strings.Join(args, " "))
+	create := command{Path: interp, Args: args, Env: b.Env, Dir: b.Dir, Log: log}
 	if err := run(ctx, create, p.grace()); err != nil {
 		return venv{}, fmt.Errorf("create the venv: %w (the interpreter needs its venv module; on Debian and Ubuntu install python3-venv)", err)
 	}

@@ -41,6 +41,14 @@
 // major.minor version is a key line (python.version): a venv made with
 // 3.11 does not run on 3.12, so another minor version rebuilds it.
 //
+// system_site_packages = true makes the venv with --system-site-packages, so
+// it sees the interpreter's own site-packages (a vendor image's torch and
+// torch_npu) and pip leaves what they satisfy alone. Probe then lists every
+// distribution the interpreter sees (python -I: no PYTHONPATH, no user
+// site) and keys each version (python.system_site NAME), so an image with
+// another torch rebuilds the venv and the plan names the package; pip
+// freeze --all lists them too, so they are in the digest.
+//
 // Nothing here holds state between calls; a PythonEnv may build several
 // nodes at once.
 package pyenv

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/kind/attr"
 	"github.com/kilnbuild/kiln/engine/proc"
 )
 
@@ -47,7 +48,10 @@ type interpreterOnce struct {
 // folder, compiled extensions), so another one — python3 upgraded from
 // 3.11 to 3.12 — rebuilds the environment, and the earlier result stays
 // restorable for the earlier interpreter. A patch release is the same key.
-// The full version is part of the digest once the venv is built.
+// The full version is part of the digest once the venv is built. With
+// system_site_packages, every distribution the interpreter itself sees is a
+// key line too (python.system_site NAME, its version), so a vendor image
+// with another torch rebuilds the venv, naming the package.
 func (p *PythonEnv) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*kind.Probe, error) {
 	python := "python3"
 	if v := n.Config; !v.IsNull() && v.IsKnown() && v.Type().IsObjectType() && v.Type().HasAttribute("python") {
@@ -66,10 +70,19 @@ func (p *PythonEnv) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*k
 	if in.problem != "" {
 		return &kind.Probe{Blocked: fmt.Sprintf("python_env %s: %s", n.Addr.Name, in.problem)}, nil
 	}
-	return &kind.Probe{
+	probe := &kind.Probe{
 		KeyLines: [][2]string{{"python.version", minorVersion(in.version)}},
 		Facts:    map[string]string{"interpreter": in.path, "interpreter_version": in.version},
-	}, nil
+	}
+	if r := attr.Read(n.Config); r.Bool("system_site_packages") && r.Err() == nil {
+		lines, problem := p.systemSiteLines(ctx, in.path, path)
+		if problem != "" {
+			return &kind.Probe{Blocked: fmt.Sprintf("python_env %s: %s", n.Addr.Name, problem)}, nil
+		}
+		probe.KeyLines = append(probe.KeyLines, lines...)
+		probe.Facts["system_site_packages"] = fmt.Sprint(len(lines))
+	}
+	return probe, nil
 }
 
 // minorVersion is the major.minor part of a version such as 3.11.4.

@@ -35,6 +35,8 @@ The digest is the interpreter's version and the sorted pip freeze --all, so the 
 			Doc: "pip's --find-links: folders or URLs of wheels.", Example: `["wheels/"]`},
 		{Name: "no_index", Type: cty.Bool, Default: cty.False, Key: schema.KeyValue,
 			Doc: "pip's --no-index: install only from find_links and wheels.", Example: `true`},
+		{Name: "system_site_packages", Type: cty.Bool, DefaultDoc: "false", Key: schema.KeyValue,
+			Doc: "Make the venv with --system-site-packages, so it sees the interpreter's own site-packages (a vendor image's preinstalled torch and torch_npu) and pip leaves what they satisfy alone. kiln lists them when it plans: every distribution the interpreter sees, with its version, is in the key, so a changed image rebuilds the venv; pip freeze, and so the digest, includes them. Unset, it is not in the key.", Example: `true`},
 		{Name: "constraints", Type: stringList, Key: schema.KeyValue,
 			Doc: "Requirements the finished venv must meet (a name, or a name with specifiers such as ==, >=, ~=); checked after every step ran.", Example: `["torch==2.7.1", "ray"]`},
 		{Name: "absent", Type: stringList, Key: schema.KeyValue,

@@ -16,10 +16,13 @@ type config struct {
 	ExtraIndexURLs []string
 	FindLinks      []string
 	NoIndex        bool
-	Steps          []step
-	Constraints    []string
-	Absent         []string // distributions that must not be installed
-	PipCheck       string   // "error", "warn" or "off"
+	// SystemSite makes the venv with --system-site-packages: it sees the
+	// interpreter's own site-packages (a vendor image's torch).
+	SystemSite  bool
+	Steps       []step
+	Constraints []string
+	Absent      []string // distributions that must not be installed
+	PipCheck    string   // "error", "warn" or "off"
 }
 
 // step is one install block: one pip invocation.
@@ -50,6 +53,7 @@ func decodeConfig(v cty.Value) (config, error) {
 		ExtraIndexURLs: r.Strings("extra_index_urls"),
 		FindLinks:      r.Strings("find_links"),
 		NoIndex:        r.Bool("no_index"),
+		SystemSite:     r.Bool("system_site_packages"),
 		Constraints:    r.Strings("constraints"),
 		Absent:         r.Strings("absent"),
 		PipCheck:       r.String("pip_check"),
