@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/metrics"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/gocty"
@@ -199,109 +200,138 @@ func (p *Pipeline) staticContext() *hcl.EvalContext {
 // reference with an index known at load time names one instance; static is
 // the context such an index is evaluated in, before each and count.
 func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	set := map[addr.Node]bool{}
-	whole := map[addr.Node]bool{} // blocks referenced as a whole
-	var ictx *hcl.EvalContext
-	resolve := func(target addr.Node, index hcl.Expression) addr.Node {
-		if index == nil {
-			return target
-		}
-		if ictx == nil {
-			ictx = instanceContext(static, n)
-		}
-		if t, ok := p.instanceKey(ictx, target, index); ok {
-			return t
-		}
-		return target
-	}
-	self := func(target addr.Node, rng hcl.Range, what string) bool {
-		if target != n.Addr && (target.Key.Set || target != n.Addr.Block()) {
-			return false
-		}
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Self-reference",
-			Detail: fmt.Sprintf("%s %s: a node cannot wait for its own result (a cycle of one). Its own output folder is self.out.", n.Addr, what), Subject: rng.Ptr()})
-		return true
-	}
-	add := func(target addr.Node, rng hcl.Range) {
-		if target.Key.Set {
-			if p.Node(target) == nil {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Reference to undeclared instance",
-					Detail: fmt.Sprintf("%s has no instance %s.", target.Block(), target.Key), Subject: rng.Ptr()})
-				return
-			}
-			set[target] = true
-			return
-		}
-		whole[target] = true
-		insts, known := p.blockInstances(target)
-		if !known {
-			insts = p.instances[target] // the placeholder
-		}
-		for _, inst := range insts {
-			set[inst] = true
-		}
-	}
-	for _, r := range n.Block.refs {
-		if (n.Dynamic != nil || n.Block.follows != nil) && !n.Placeholder() && n.Block.decides(r.rng) {
+	r := &depResolver{p: p, n: n, static: static, set: map[addr.Node]bool{}, whole: map[addr.Node]bool{}}
+	for _, ref := range n.Block.refs {
+		if (n.Dynamic != nil || n.Block.follows != nil) && !n.Placeholder() && n.Block.decides(ref.rng) {
 			continue // an instance takes its key and value from there, not a digest
 		}
 		// An index not known at load time may name another instance of
 		// the same block (a chain of instances); one that is known, or no
 		// index at all, names the node itself or its whole block.
-		t := resolve(r.target, r.index)
-		if (r.index == nil || t.Key.Set) && self(t, r.rng, "refers to itself") {
+		t := r.resolve(ref.target, ref.index)
+		if (ref.index == nil || t.Key.Set) && r.self(t, ref.rng, "refers to itself") {
 			continue
 		}
-		add(t, r.rng)
+		r.add(t, ref.rng)
 	}
 	if src, ok := n.followed(); ok && n.Block.readsEach {
-		add(src, n.Block.ForEach.Range()) // each.value is that instance's
+		r.add(src, n.Block.ForEach.Range()) // each.value is that instance's
 	}
-	meta := n.Block.meta
-	if a, ok := meta["depends_on"]; ok {
-		exprs, d := hcl.ExprList(a.Expr)
-		diags = append(diags, d...)
-		for _, e := range exprs {
-			target, index, ok := p.dependsOnTarget(e)
-			if !ok {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid depends_on", Detail: "depends_on lists node addresses, like [service.sandbox, exec.prepare, exec.map[each.key]].", Subject: e.Range().Ptr()})
-				continue
-			}
-			target = resolve(target, index)
-			if (index == nil || target.Key.Set) && self(target, e.Range(), "depends on itself") {
-				continue
-			}
-			n.Meta.DependsOn = append(n.Meta.DependsOn, target)
-			add(target, e.Range())
-		}
-	}
-	for _, name := range []string{"host", "toolchain"} {
-		if a, ok := meta[name]; ok {
-			t, d := hcl.AbsTraversalForExpr(a.Expr)
-			target, ok := p.traversalNode(t)
-			if d.HasErrors() || !ok || target.Kind != name {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + name, Detail: fmt.Sprintf("%s names a %s node, like %s = %s.NAME.", name, name, name, name), Subject: a.Expr.Range().Ptr()})
-				continue
-			}
-			if name == "host" {
-				n.Meta.Host = &target
-			} else {
-				n.Meta.Toolchain = &target
-			}
-		}
-	}
-	delete(set, n.Addr)
-	for a := range set {
+	r.dependsOn()
+	r.placement()
+	delete(r.set, n.Addr)
+	for a := range r.set {
 		n.Deps = append(n.Deps, a)
 	}
 	sort.Slice(n.Deps, func(i, j int) bool { return n.Deps[i].Less(n.Deps[j]) })
-	for _, r := range n.Block.refs {
-		if blk := r.target.Block(); !whole[blk] && !slices.Contains(n.partial, blk) {
+	for _, ref := range n.Block.refs {
+		if blk := ref.target.Block(); !r.whole[blk] && !slices.Contains(n.partial, blk) {
 			n.partial = append(n.partial, blk)
 		}
 	}
-	return diags
+	return r.diags
+}
+
+// depResolver gathers the nodes one node depends on.
+type depResolver struct {
+	p      *Pipeline
+	n      *Node
+	static *hcl.EvalContext
+	ictx   *hcl.EvalContext   // the instance's context, made when an index needs it
+	set    map[addr.Node]bool // the nodes depended on
+	whole  map[addr.Node]bool // blocks referenced as a whole
+	diags  hcl.Diagnostics
+}
+
+// resolve is the instance target[index] names, or target when the index
+// is not known at load time.
+func (r *depResolver) resolve(target addr.Node, index hcl.Expression) addr.Node {
+	if index == nil {
+		return target
+	}
+	if r.ictx == nil {
+		r.ictx = instanceContext(r.static, r.n)
+	}
+	if t, ok := r.p.instanceKey(r.ictx, target, index); ok {
+		return t
+	}
+	return target
+}
+
+// self refuses a reference of the node to itself.
+func (r *depResolver) self(target addr.Node, rng hcl.Range, what string) bool {
+	n := r.n
+	if target != n.Addr && (target.Key.Set || target != n.Addr.Block()) {
+		return false
+	}
+	r.diags = append(r.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Self-reference",
+		Detail: fmt.Sprintf("%s %s: a node cannot wait for its own result (a cycle of one). Its own output folder is self.out.", n.Addr, what), Subject: rng.Ptr()})
+	return true
+}
+
+// add depends on target: one instance, or every instance of a block.
+func (r *depResolver) add(target addr.Node, rng hcl.Range) {
+	if target.Key.Set {
+		if r.p.Node(target) == nil {
+			r.diags = append(r.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Reference to undeclared instance",
+				Detail: fmt.Sprintf("%s has no instance %s.", target.Block(), target.Key), Subject: rng.Ptr()})
+			return
+		}
+		r.set[target] = true
+		return
+	}
+	r.whole[target] = true
+	insts, known := r.p.blockInstances(target)
+	if !known {
+		insts = r.p.instances[target] // the placeholder
+	}
+	for _, inst := range insts {
+		r.set[inst] = true
+	}
+}
+
+// dependsOn adds the nodes depends_on lists.
+func (r *depResolver) dependsOn() {
+	a, ok := r.n.Block.meta["depends_on"]
+	if !ok {
+		return
+	}
+	exprs, d := hcl.ExprList(a.Expr)
+	r.diags = append(r.diags, d...)
+	for _, e := range exprs {
+		target, index, ok := r.p.dependsOnTarget(e)
+		if !ok {
+			r.diags = append(r.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid depends_on", Detail: "depends_on lists node addresses, like [service.sandbox, exec.prepare, exec.map[each.key]].", Subject: e.Range().Ptr()})
+			continue
+		}
+		target = r.resolve(target, index)
+		if (index == nil || target.Key.Set) && r.self(target, e.Range(), "depends on itself") {
+			continue
+		}
+		r.n.Meta.DependsOn = append(r.n.Meta.DependsOn, target)
+		r.add(target, e.Range())
+	}
+}
+
+// placement reads the host and toolchain a node names.
+func (r *depResolver) placement() {
+	for _, name := range []string{"host", "toolchain"} {
+		a, ok := r.n.Block.meta[name]
+		if !ok {
+			continue
+		}
+		t, d := hcl.AbsTraversalForExpr(a.Expr)
+		target, ok := r.p.traversalNode(t)
+		if d.HasErrors() || !ok || target.Kind != name {
+			r.diags = append(r.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + name, Detail: fmt.Sprintf("%s names a %s node, like %s = %s.NAME.", name, name, name, name), Subject: a.Expr.Range().Ptr()})
+			continue
+		}
+		if name == "host" {
+			r.n.Meta.Host = &target
+		} else {
+			r.n.Meta.Toolchain = &target
+		}
+	}
 }
 
 // dependsOnTarget reads one depends_on entry: a node address, possibly
@@ -350,126 +380,157 @@ func (p *Pipeline) traversalNode(t hcl.Traversal) (addr.Node, bool) {
 
 // evalMeta evaluates the engine's arguments, which must be known at load time.
 func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
-	var diags hcl.Diagnostics
 	n.Meta.Deterministic = true
-	// The context is built when an argument is there to evaluate; most
-	// nodes set none. Only the locals a block uses can report errors while
-	// it is built, so with locals it is built at once and they are reported.
-	// Either way it is built before n.Meta.Resources is set: self.resources
-	// holds cpu alone here, as the resources are being read.
-	var ctx *hcl.EvalContext
-	context := func() *hcl.EvalContext {
-		if ctx == nil {
-			var d hcl.Diagnostics
-			ctx, d = p.evalContext(n, staticValues{p}, p.OutPath(n.Addr), newReads())
-			diags = append(diags, d...)
-		}
-		return ctx
-	}
+	r := &metaReader{p: p, n: n, meta: n.Block.meta}
 	if len(n.Block.locals) > 0 {
-		context()
+		r.context()
 	}
-	meta := n.Block.meta
-	value := func(a *hcl.Attribute, name string, want cty.Type) (cty.Value, bool) {
-		v, d := a.Expr.Value(context())
-		diags = append(diags, d...)
-		if d.HasErrors() {
+	r.numbers()
+	r.flags()
+	said := ""
+	var saidRange *hcl.Range
+	if v, ok := r.get("executor", cty.String); ok {
+		said, saidRange = v.AsString(), r.meta["executor"].Expr.Range().Ptr()
+	}
+	r.diags = append(r.diags, p.resolveExecutor(n, said, saidRange)...)
+	if b := n.Block.slurm; b != nil {
+		job, d := decodeSlurmJob(r.context(), b)
+		r.diags = append(r.diags, d...)
+		n.Meta.Slurm = job
+	}
+	if v, ok := r.get("cache", cty.Bool); ok {
+		n.Meta.NoCache = v.False()
+	}
+	_, n.Meta.HasInputs = r.meta["inputs"]
+	r.diags = append(r.diags, p.evalSealing(n, r.get)...)
+	if n.Block.metrics != nil {
+		r.diags = append(r.diags, p.evalMetrics(n, r.value)...)
+	}
+	return r.diags
+}
+
+// metaReader evaluates one node's engine-level arguments, gathering their
+// diagnostics.
+//
+// The context is built when an argument is there to evaluate; most nodes
+// set none. Only the locals a block uses can report errors while it is
+// built, so with locals it is built at once and they are reported. Either
+// way it is built before n.Meta.Resources is set: self.resources holds cpu
+// alone here, as the resources are being read.
+type metaReader struct {
+	p     *Pipeline
+	n     *Node
+	meta  map[string]*hcl.Attribute
+	ctx   *hcl.EvalContext
+	diags hcl.Diagnostics
+}
+
+func (r *metaReader) context() *hcl.EvalContext {
+	if r.ctx == nil {
+		var d hcl.Diagnostics
+		r.ctx, d = r.p.evalContext(r.n, staticValues{r.p}, r.p.OutPath(r.n.Addr), newReads())
+		r.diags = append(r.diags, d...)
+	}
+	return r.ctx
+}
+
+// value is a's value, known at load time and converted to want.
+func (r *metaReader) value(a *hcl.Attribute, name string, want cty.Type) (cty.Value, bool) {
+	v, d := a.Expr.Value(r.context())
+	r.diags = append(r.diags, d...)
+	if d.HasErrors() {
+		return cty.NilVal, false
+	}
+	v, _ = v.Unmark()
+	if !v.IsWhollyKnown() || v.IsNull() {
+		r.fail(a, "Invalid "+name, name+" must be known when the pipeline loads.")
+		return cty.NilVal, false
+	}
+	if want != cty.DynamicPseudoType {
+		var err error
+		if v, err = convertTo(v, want); err != nil {
+			r.fail(a, "Invalid "+name, fmt.Sprintf("%s: %s.", name, err))
 			return cty.NilVal, false
 		}
-		v, _ = v.Unmark()
-		if !v.IsWhollyKnown() || v.IsNull() {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + name, Detail: name + " must be known when the pipeline loads.", Subject: a.Expr.Range().Ptr()})
-			return cty.NilVal, false
-		}
-		if want != cty.DynamicPseudoType {
-			var err error
-			if v, err = convertTo(v, want); err != nil {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + name, Detail: fmt.Sprintf("%s: %s.", name, err), Subject: a.Expr.Range().Ptr()})
-				return cty.NilVal, false
-			}
-		}
-		return v, true
 	}
-	get := func(name string, want cty.Type) (cty.Value, bool) {
-		a, ok := meta[name]
-		if !ok {
-			return cty.NilVal, false
-		}
-		return value(a, name, want)
+	return v, true
+}
+
+// get is the value of the argument name, when the block sets it.
+func (r *metaReader) get(name string, want cty.Type) (cty.Value, bool) {
+	a, ok := r.meta[name]
+	if !ok {
+		return cty.NilVal, false
 	}
-	if v, ok := get("resources", cty.Map(cty.Number)); ok {
+	return r.value(a, name, want)
+}
+
+func (r *metaReader) fail(a *hcl.Attribute, summary, detail string) {
+	r.diags = append(r.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: a.Expr.Range().Ptr()})
+}
+
+// numbers reads resources, timeout, retries and total.
+func (r *metaReader) numbers() {
+	n, meta := r.n, r.meta
+	if v, ok := r.get("resources", cty.Map(cty.Number)); ok {
 		n.Meta.Resources = map[string]int64{}
 		m := v.AsValueMap()
 		for _, k := range sortedKeys(m) {
 			i, whole := wholeNumber(m[k], 0, MaxResource)
 			if !whole {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid resources", Detail: fmt.Sprintf("resources.%s = %s: an amount is a whole number from 0 to %d.", k, numberText(m[k]), int64(MaxResource)), Subject: meta["resources"].Expr.Range().Ptr()})
+				r.fail(meta["resources"], "Invalid resources", fmt.Sprintf("resources.%s = %s: an amount is a whole number from 0 to %d.", k, numberText(m[k]), int64(MaxResource)))
 				continue
 			}
 			n.Meta.Resources[k] = i
 		}
 	}
-	if v, ok := get("timeout", cty.String); ok {
+	if v, ok := r.get("timeout", cty.String); ok {
 		d, bad := parseTimeout(v.AsString())
 		if bad != "" {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid timeout", Detail: bad, Subject: meta["timeout"].Expr.Range().Ptr()})
+			r.fail(meta["timeout"], "Invalid timeout", bad)
 		}
 		n.Meta.Timeout = d
 	}
-	if v, ok := get("retries", cty.Number); ok {
+	if v, ok := r.get("retries", cty.Number); ok {
 		i, whole := wholeNumber(v, 0, MaxRetries)
 		if !whole {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid retries", Detail: fmt.Sprintf("retries = %s: it is how many times to run again after a failure, a whole number from 0 to %d.", numberText(v), MaxRetries), Subject: meta["retries"].Expr.Range().Ptr()})
+			r.fail(meta["retries"], "Invalid retries", fmt.Sprintf("retries = %s: it is how many times to run again after a failure, a whole number from 0 to %d.", numberText(v), MaxRetries))
 		}
 		n.Meta.Retries = int(i)
 	}
+	if v, ok := r.get("total", cty.Number); ok {
+		i, whole := wholeNumber(v, 0, MaxTotal)
+		if !whole {
+			r.fail(meta["total"], "Invalid total", fmt.Sprintf("total = %s: it is the last step progress counts to, a whole number from 0 to %d.", numberText(v), int64(MaxTotal)))
+		}
+		n.Meta.Total = i
+	}
+	if v, ok := r.get("progress", cty.String); ok {
+		n.Meta.Progress = v.AsString()
+	}
+}
+
+// flags reads the true-or-false arguments and refuses the pairs that
+// contradict each other.
+func (r *metaReader) flags() {
+	n, meta := r.n, r.meta
 	for name, target := range map[string]*bool{"always_run": &n.Meta.AlwaysRun, "resumable": &n.Meta.Resumable, "deterministic": &n.Meta.Deterministic,
 		"temp": &n.Meta.Temp, "protect": &n.Meta.Protect} {
-		if v, ok := get(name, cty.Bool); ok {
+		if v, ok := r.get(name, cty.Bool); ok {
 			*target = v.True()
 		}
 	}
 	if a, ok := n.Block.lifecycle["prevent_replace"]; ok {
-		if v, ok := value(a, "prevent_replace", cty.Bool); ok && v.True() {
+		if v, ok := r.value(a, "prevent_replace", cty.Bool); ok && v.True() {
 			n.Meta.Protect = true
 		}
 	}
-	if n.Meta.Temp && (n.Meta.Resumable || n.Block.Kind.Name() == "service") {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid temp", Detail: "temp removes a result once its dependents are built; a service or a resumable node keeps its folder, so it cannot be temp.", Subject: meta["temp"].Expr.Range().Ptr()})
+	if n.Meta.Temp && (n.Meta.Resumable || kind.IsService(n.Block.Kind)) {
+		r.fail(meta["temp"], "Invalid temp", "temp removes a result once its dependents are built; a service or a resumable node keeps its folder, so it cannot be temp.")
 	}
 	if n.Meta.Temp && n.Meta.Protect {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid temp", Detail: "A node cannot be both temp (removed once used) and protected (never replaced).", Subject: meta["temp"].Expr.Range().Ptr()})
+		r.fail(meta["temp"], "Invalid temp", "A node cannot be both temp (removed once used) and protected (never replaced).")
 	}
-	if v, ok := get("progress", cty.String); ok {
-		n.Meta.Progress = v.AsString()
-	}
-	if v, ok := get("total", cty.Number); ok {
-		i, whole := wholeNumber(v, 0, MaxTotal)
-		if !whole {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid total", Detail: fmt.Sprintf("total = %s: it is the last step progress counts to, a whole number from 0 to %d.", numberText(v), int64(MaxTotal)), Subject: meta["total"].Expr.Range().Ptr()})
-		}
-		n.Meta.Total = i
-	}
-	said := ""
-	var saidRange *hcl.Range
-	if v, ok := get("executor", cty.String); ok {
-		said, saidRange = v.AsString(), meta["executor"].Expr.Range().Ptr()
-	}
-	diags = append(diags, p.resolveExecutor(n, said, saidRange)...)
-	if b := n.Block.slurm; b != nil {
-		job, d := decodeSlurmJob(context(), b)
-		diags = append(diags, d...)
-		n.Meta.Slurm = job
-	}
-	if v, ok := get("cache", cty.Bool); ok {
-		n.Meta.NoCache = v.False()
-	}
-	_, n.Meta.HasInputs = meta["inputs"]
-	diags = append(diags, p.evalSealing(n, get)...)
-	if n.Block.metrics != nil {
-		diags = append(diags, p.evalMetrics(n, value)...)
-	}
-	return diags
 }
 
 // evalMetrics evaluates the node's metrics block into n.Meta.Metrics.

@@ -60,111 +60,131 @@ type Reason struct {
 }
 
 func (r Reason) String() string {
-	switch r.Kind {
-	case ReasonNew:
-		return "never built"
-	case ReasonAttribute:
-		if r.Path != "" {
-			return "attribute " + r.Subject + " changed: " + r.Path + ": " + r.Old + " → " + r.New
-		}
-		return "attribute " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case ReasonFileRead:
-		switch {
-		case r.Old == "":
-			return "now reads file " + r.Subject
-		case r.New == "":
-			return "no longer reads file " + r.Subject
-		}
-		return "file " + r.Subject + ", read by the configuration, changed: " + r.Old + " → " + r.New
-	case ReasonPin:
-		return "pin " + r.Subject + " in kiln.lock.hcl changed: " + r.Old + " → " + r.New
-	case ReasonInput:
-		return "input " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case ReasonInputAdded:
-		return "input " + r.Subject + " added"
-	case ReasonInputRemoved:
-		return "input " + r.Subject + " removed"
-	case ReasonUpstream:
-		return "upstream " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case ReasonUpstreamAdded:
-		return "now depends on " + r.Subject
-	case ReasonUpstreamRemoved:
-		return "no longer depends on " + r.Subject
-	case ReasonUpstreamRuns:
-		return "upstream " + r.Subject + " will run; decided once its digest is known"
-	case ReasonUpstreamAlsoRuns:
-		return "and upstream " + r.Subject + " will run"
-	case ReasonEnv:
-		return "environment variable " + r.Subject + " changed"
-	case ReasonFact:
-		return r.Subject + " changed: " + r.Old + " → " + r.New
-	case ReasonProgram:
-		return "program " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case ReasonNodeKind:
-		return "kind " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case ReasonFormat:
-		return "kiln's key format changed: " + r.Old + " → " + r.New
-	case ReasonRun:
-		if r.Subject == "" {
-			return "kiln now seals every run (strict shell, reproducible environment): built by an earlier kiln, it runs once again"
-		}
-		return "run " + r.Subject + " changed: " + r.Old + " → " + r.New
-	case ReasonFailed:
-		return "failed last time: " + r.Detail
-	case ReasonReplace:
-		return "replacement requested with -replace"
-	case ReasonAlwaysRun:
-		return "always_run is set"
-	case ReasonDrift:
-		return "outputs changed outside kiln: " + r.Detail
-	case ReasonResume:
-		if r.Detail == "" {
-			return "an interrupted run of the same key will resume"
-		}
-		return "an interrupted run of the same key will resume in " + r.Detail
-	case ReasonLeftRunning:
-		if strings.Contains(r.Subject, ",") {
-			return "still running as processes " + r.Subject + " of an apply that died; apply stops them first"
-		}
-		return "still running as process " + r.Subject + " of an apply that died; apply stops it first"
-	case ReasonRestore:
-		return "an earlier result with this key is in the store"
-	case ReasonService:
-		return r.Detail
-	case ReasonFrom:
-		if r.Old == "" {
-			return "made from " + r.Subject + " now"
-		}
-		return "the file it is made from changed: " + r.Subject + " " + r.Old + " → " + r.New
-	case ReasonTemp:
-		if r.Detail == "maybe" {
-			return "temp: its result was removed after use; rebuilt if " + r.Subject + " runs"
-		}
-		return "temp: its result was removed after use; " + r.Subject + " needs it"
-	case ReasonProtected:
-		return "protected: this would replace its result; kiln apply refuses unless -replace '" + r.Subject + "' is given"
-	case ReasonKey:
-		if r.Detail == "" {
-			return "key changed"
-		}
-		return r.Detail
-	case ReasonDynamic:
-		s := "its instances are known once " + r.Subject + " has run"
-		if r.Detail != "" {
-			s += " (" + r.Detail + ")"
-		}
+	if s, ok := r.changeText(); ok {
 		return s
-	case ReasonCache:
-		return "a result with this key is in the remote cache " + r.Subject + r.Detail
-	case ReasonSigned:
-		return "its record is signed by " + r.Subject + ", a key trusted_keys names"
-	case ReasonSlurmJob:
-		return "running as Slurm job " + r.Subject + r.Detail + "; apply waits for it instead of submitting it again"
-	case ReasonUnpinned:
-		return "not pinned: " + r.Detail
+	}
+	if s, ok := r.actionText(); ok {
+		return s
 	}
 	if r.Detail != "" {
 		return r.Detail
 	}
 	return string(r.Kind) + " " + r.Subject
+}
+
+// changeText says what changed of the node's key, for the reasons that
+// compare its key lines.
+func (r Reason) changeText() (string, bool) {
+	switch r.Kind {
+	case ReasonNew:
+		return "never built", true
+	case ReasonAttribute:
+		if r.Path != "" {
+			return "attribute " + r.Subject + " changed: " + r.Path + ": " + r.Old + " → " + r.New, true
+		}
+		return "attribute " + r.Subject + " changed: " + r.Old + " → " + r.New, true
+	case ReasonFileRead:
+		switch {
+		case r.Old == "":
+			return "now reads file " + r.Subject, true
+		case r.New == "":
+			return "no longer reads file " + r.Subject, true
+		}
+		return "file " + r.Subject + ", read by the configuration, changed: " + r.Old + " → " + r.New, true
+	case ReasonPin:
+		return "pin " + r.Subject + " in kiln.lock.hcl changed: " + r.Old + " → " + r.New, true
+	case ReasonInput:
+		return "input " + r.Subject + " changed: " + r.Old + " → " + r.New, true
+	case ReasonInputAdded:
+		return "input " + r.Subject + " added", true
+	case ReasonInputRemoved:
+		return "input " + r.Subject + " removed", true
+	case ReasonUpstream:
+		return "upstream " + r.Subject + " changed: " + r.Old + " → " + r.New, true
+	case ReasonUpstreamAdded:
+		return "now depends on " + r.Subject, true
+	case ReasonUpstreamRemoved:
+		return "no longer depends on " + r.Subject, true
+	case ReasonUpstreamRuns:
+		return "upstream " + r.Subject + " will run; decided once its digest is known", true
+	case ReasonUpstreamAlsoRuns:
+		return "and upstream " + r.Subject + " will run", true
+	case ReasonEnv:
+		return "environment variable " + r.Subject + " changed", true
+	case ReasonFact:
+		return r.Subject + " changed: " + r.Old + " → " + r.New, true
+	case ReasonProgram:
+		return "program " + r.Subject + " changed: " + r.Old + " → " + r.New, true
+	case ReasonNodeKind:
+		return "kind " + r.Subject + " changed: " + r.Old + " → " + r.New, true
+	case ReasonFormat:
+		return "kiln's key format changed: " + r.Old + " → " + r.New, true
+	case ReasonRun:
+		if r.Subject == "" {
+			return "kiln now seals every run (strict shell, reproducible environment): built by an earlier kiln, it runs once again", true
+		}
+		return "run " + r.Subject + " changed: " + r.Old + " → " + r.New, true
+	}
+	return "", false
+}
+
+// actionText says why the node runs, or what it waits for, for the
+// reasons that are not a change of its key lines.
+func (r Reason) actionText() (string, bool) {
+	switch r.Kind {
+	case ReasonFailed:
+		return "failed last time: " + r.Detail, true
+	case ReasonReplace:
+		return "replacement requested with -replace", true
+	case ReasonAlwaysRun:
+		return "always_run is set", true
+	case ReasonDrift:
+		return "outputs changed outside kiln: " + r.Detail, true
+	case ReasonResume:
+		if r.Detail == "" {
+			return "an interrupted run of the same key will resume", true
+		}
+		return "an interrupted run of the same key will resume in " + r.Detail, true
+	case ReasonLeftRunning:
+		if strings.Contains(r.Subject, ",") {
+			return "still running as processes " + r.Subject + " of an apply that died; apply stops them first", true
+		}
+		return "still running as process " + r.Subject + " of an apply that died; apply stops it first", true
+	case ReasonRestore:
+		return "an earlier result with this key is in the store", true
+	case ReasonService:
+		return r.Detail, true
+	case ReasonFrom:
+		if r.Old == "" {
+			return "made from " + r.Subject + " now", true
+		}
+		return "the file it is made from changed: " + r.Subject + " " + r.Old + " → " + r.New, true
+	case ReasonTemp:
+		if r.Detail == "maybe" {
+			return "temp: its result was removed after use; rebuilt if " + r.Subject + " runs", true
+		}
+		return "temp: its result was removed after use; " + r.Subject + " needs it", true
+	case ReasonProtected:
+		return "protected: this would replace its result; kiln apply refuses unless -replace '" + r.Subject + "' is given", true
+	case ReasonKey:
+		if r.Detail == "" {
+			return "key changed", true
+		}
+		return r.Detail, true
+	case ReasonDynamic:
+		s := "its instances are known once " + r.Subject + " has run"
+		if r.Detail != "" {
+			s += " (" + r.Detail + ")"
+		}
+		return s, true
+	case ReasonCache:
+		return "a result with this key is in the remote cache " + r.Subject + r.Detail, true
+	case ReasonSigned:
+		return "its record is signed by " + r.Subject + ", a key trusted_keys names", true
+	case ReasonSlurmJob:
+		return "running as Slurm job " + r.Subject + r.Detail + "; apply waits for it instead of submitting it again", true
+	case ReasonUnpinned:
+		return "not pinned: " + r.Detail, true
+	}
+	return "", false
 }
