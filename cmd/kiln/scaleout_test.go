@@ -16,6 +16,7 @@ import (
 // Commands for the scripts that use the real daemons:
 //
 //	slurm-up                  the one-node test cluster answers (started if needed)
+//	slurm2-up                 the two-node one (n1, n2) answers; sets SLURM_CONF to it
 //	slurmjobs NAME N          N jobs named NAME were submitted from this script's folder
 //	slurmjob NAME TEXT        scontrol show job of the newest such job holds TEXT
 //	slurmactive NAME N        N of them are still pending or running
@@ -25,6 +26,7 @@ import (
 //	cache-corrupt             flip one byte of every blob it holds
 var scaleOutCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"slurm-up":      cmdSlurmUp,
+	"slurm2-up":     cmdSlurm2Up,
 	"slurmjobs":     cmdSlurmJobs,
 	"slurmjob":      cmdSlurmJob,
 	"slurmactive":   cmdSlurmActive,
@@ -34,16 +36,38 @@ var scaleOutCmds = map[string]func(ts *testscript.TestScript, neg bool, args []s
 	"cache-corrupt": cmdCacheCorrupt,
 }
 
+func cmdSlurm2Up(ts *testscript.TestScript, neg bool, args []string) {
+	conf, err := slurmtest.UpTwoNodes()
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	ts.Setenv("SLURM_CONF", conf)
+	cancelLeftJobs(ts)
+}
+
+// slurmCmd runs a Slurm client command against the script's cluster.
+func slurmCmd(ts *testscript.TestScript, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	if conf := ts.Getenv("SLURM_CONF"); conf != "" {
+		cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
+	}
+	return cmd
+}
+
 func cmdSlurmUp(ts *testscript.TestScript, neg bool, args []string) {
 	if err := slurmtest.Up(); err != nil {
 		ts.Fatalf("%v", err)
 	}
+	cancelLeftJobs(ts)
+}
+
+func cancelLeftJobs(ts *testscript.TestScript) {
 	// Whatever the script leaves in the queue (it failed, or killed kiln)
 	// goes when it ends.
 	ts.Defer(func() {
 		for _, j := range scriptJobs(ts, "") {
 			if strings.Contains(j, "JobState=PENDING ") || strings.Contains(j, "JobState=RUNNING ") {
-				exec.Command("scancel", strings.TrimPrefix(strings.Fields(j)[0], "JobId=")).Run()
+				slurmCmd(ts, "scancel", strings.TrimPrefix(strings.Fields(j)[0], "JobId=")).Run()
 			}
 		}
 	})
@@ -52,7 +76,7 @@ func cmdSlurmUp(ts *testscript.TestScript, neg bool, args []string) {
 // scriptJobs returns `scontrol show job -o` lines of the jobs named name
 // whose working folder is inside this script's $WORK, oldest first.
 func scriptJobs(ts *testscript.TestScript, name string) []string {
-	out, err := exec.Command("scontrol", "show", "job", "-o").CombinedOutput()
+	out, err := slurmCmd(ts, "scontrol", "show", "job", "-o").CombinedOutput()
 	if err != nil && !strings.Contains(string(out), "No jobs") {
 		ts.Fatalf("scontrol show job: %v: %s", err, out)
 	}
@@ -127,7 +151,7 @@ func cmdSlurmCancel(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	for _, j := range scriptJobs(ts, args[0]) {
 		id := strings.TrimPrefix(strings.Fields(j)[0], "JobId=")
-		if out, err := exec.Command("scancel", id).CombinedOutput(); err != nil {
+		if out, err := slurmCmd(ts, "scancel", id).CombinedOutput(); err != nil {
 			ts.Fatalf("scancel %s: %v: %s", id, err, out)
 		}
 	}

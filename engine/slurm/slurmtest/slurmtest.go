@@ -9,6 +9,11 @@
 // `scripts/slurm-cluster stop` does. Starting is serialised across
 // processes with an flock. Without Slurm installed Up fails, naming the
 // packages, so a machine without them fails loudly rather than skipping.
+//
+// UpTwoNodes does the same for the two-node cluster of
+// `scripts/slurm-cluster start2` (nodes n1 and n2, two slurmd on this
+// machine), a cluster of its own that clients reach with the SLURM_CONF it
+// returns; it is stopped with `scripts/slurm-cluster stop2`.
 package slurmtest
 
 import (
@@ -28,6 +33,10 @@ var (
 	once   sync.Once
 	upErr  error
 	script string
+
+	twoOnce sync.Once
+	twoErr  error
+	twoConf string
 )
 
 // Up starts the test cluster unless it answers already.
@@ -36,7 +45,26 @@ func Up() error {
 	return upErr
 }
 
-func up() error {
+func up() error { return start("") }
+
+// UpTwoNodes starts the two-node test cluster unless it answers already,
+// and returns its SLURM_CONF.
+func UpTwoNodes() (string, error) {
+	twoOnce.Do(func() {
+		if twoErr = start("2"); twoErr != nil {
+			return
+		}
+		out, err := exec.Command(script, "conf2").Output()
+		if twoErr = err; err == nil {
+			twoConf = strings.TrimSpace(string(out))
+		}
+	})
+	return twoConf, twoErr
+}
+
+// start runs scripts/slurm-cluster's start (suffix "") or start2 (suffix
+// "2") unless its status answers.
+func start(suffix string) error {
 	if _, err := exec.LookPath("sbatch"); err != nil {
 		return errors.New("sbatch not found: apt-get install -y slurm-wlm munge (the Slurm executor is tested against a real one-node cluster)")
 	}
@@ -44,17 +72,17 @@ func up() error {
 	if script, err = findScript(); err != nil {
 		return err
 	}
-	if exec.Command(script, "status").Run() == nil {
+	if exec.Command(script, "status"+suffix).Run() == nil {
 		return nil
 	}
-	lock, err := filelock.Wait(context.Background(), filepath.Join(os.TempDir(), "kiln-slurm-cluster.lock"))
+	lock, err := filelock.Wait(context.Background(), filepath.Join(os.TempDir(), "kiln-slurm-cluster"+suffix+".lock"))
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	out, err := exec.Command(script, "start").CombinedOutput()
+	out, err := exec.Command(script, "start"+suffix).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s start: %v: %s", script, err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("%s start%s: %v: %s", script, suffix, err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
