@@ -38,10 +38,19 @@ func (w *Workspace) loadLock() hcl.Diagnostics {
 // a -target apply); the rest are kept.
 func (w *Workspace) recordLock(res *run.Result) error {
 	lf := w.lock.Clone()
+	vary := &variations{p: w.pipeline, seen: map[addr.Node]variation{}}
 	for _, n := range res.Nodes {
 		switch n.Outcome {
 		case run.Built, run.Restored, run.UpToDate, run.Started:
-			lf.Record(w.state.Records[n.Addr.String()])
+			rec := w.state.Records[n.Addr.String()]
+			switch vary.of(n.Addr) {
+			case ownVaries:
+				lf.RecordVarying(rec)
+			case aboveVaries:
+				lf.RecordPinsOnly(rec)
+			default:
+				lf.Record(rec)
+			}
 		}
 	}
 	if len(w.opts.Targets) == 0 {
@@ -187,6 +196,9 @@ func (w *Workspace) Check(ctx context.Context, nodes []addr.Node, command string
 func lockedBuilds(lf *lockfile.File) map[string]plan.LockedBuild {
 	out := make(map[string]plan.LockedBuild, len(lf.Nodes))
 	for a, n := range lf.Nodes {
+		if n.Digest == "" {
+			continue // its result varies: nothing to compare a build with
+		}
 		out[a] = plan.LockedBuild{Key: n.Key, Digest: n.Digest}
 	}
 	return out

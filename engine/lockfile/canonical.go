@@ -82,7 +82,11 @@ func addBlock(f *File, typ, label string, attrs map[string]string) bool {
 		f.Pins[label] = attrs
 	case "node":
 		n := Node{Key: attrs["key"], Digest: attrs["digest"], Kiln: attrs["kiln"]}
-		if _, dup := f.Nodes[label]; dup || len(attrs) != 3 || !hex64.MatchString(n.Key) || !hex64.MatchString(n.Digest) {
+		_, hasDigest := attrs["digest"]
+		if hasDigest && !hex64.MatchString(n.Digest) || !hasDigest && len(attrs) != 2 {
+			return false // a node whose result varies has no digest
+		}
+		if _, dup := f.Nodes[label]; dup || hasDigest && len(attrs) != 3 || !hex64.MatchString(n.Key) {
 			return false
 		}
 		if _, ok := attrs["kiln"]; !ok {

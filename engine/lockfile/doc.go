@@ -2,7 +2,10 @@
 // pipeline that is meant for git: the pins resolved for its nodes (the
 // commit a git ref named, the checksum a download first had) and, per node,
 // the key and digest of its last successful build with the kiln version that
-// made it.
+// made it. A node whose result varies by nature (deterministic = false) is
+// locked without a digest, and its dependents, whose keys hold that digest,
+// not at all: the lock changes with the pipeline, not with every training
+// run, so a git revert of a hyper-parameter merges.
 //
 // Invariants. Bytes renders a File in one canonical form — a header comment,
 // version, pin blocks, then node blocks, each sorted by address, attributes

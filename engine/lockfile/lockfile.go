@@ -24,7 +24,11 @@ type File struct {
 
 // Node is what the lock keeps of a node's last successful build.
 type Node struct {
-	Key    string // hex
+	Key string // hex
+	// Digest is empty for a node whose result varies by nature
+	// (deterministic = false): each run makes another one, and a lock
+	// that changed with every training run would conflict on every git
+	// revert of the pipeline.
 	Digest string // hex
 	Kiln   string // the kiln version that built it
 }

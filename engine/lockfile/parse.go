@@ -41,7 +41,7 @@ var (
 		},
 	}
 	nodeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-		{Name: "key", Required: true}, {Name: "digest", Required: true}, {Name: "kiln", Required: true},
+		{Name: "key", Required: true}, {Name: "digest"}, {Name: "kiln", Required: true},
 	}}
 	hex64    = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	hex40    = regexp.MustCompile(`^[0-9a-f]{40}$`)

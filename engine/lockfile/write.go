@@ -23,7 +23,11 @@ func (f *File) Bytes() []byte {
 	}
 	for _, a := range sortedAddrs(f.Nodes) {
 		n := f.Nodes[a]
-		writeBlock(&b, "node", a, map[string]string{"key": n.Key, "digest": n.Digest, "kiln": n.Kiln})
+		attrs := map[string]string{"key": n.Key, "digest": n.Digest, "kiln": n.Kiln}
+		if n.Digest == "" {
+			delete(attrs, "digest") // deterministic = false: it varies by nature
+		}
+		writeBlock(&b, "node", a, attrs)
 	}
 	return b.Bytes()
 }
