@@ -28,30 +28,7 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 		ext: dec.Config.Extensions, env: dec.Config.EnvRead, paths: pathNormaliser{state: p.StateDir, root: p.Root},
 	}
 	var pending []addr.Node
-	var recorded map[string]string
-	for _, dep := range n.Deps {
-		u := upstream{addr: dep.String(), out: p.OutPath(dep)}
-		var ok bool
-		if dep.Key.All {
-			u.digest, ok = d.allDigest(dep, vals)
-		} else {
-			var v cty.Value
-			if v, ok = vals.NodeValue(dep); ok {
-				u.digest, ok = digestOf(v)
-			}
-		}
-		if !ok {
-			// Until it has run, the upstream is assumed to keep the digest
-			// this node was last built with: the lines that differ even so
-			// are the node's own change.
-			pending = append(pending, dep)
-			if recorded == nil && dec.Record != nil {
-				recorded = RecordedUpstreams(dec.Record.KeyLines)
-			}
-			u.digest, u.waiting = recorded[u.addr], true
-		}
-		in.deps = append(in.deps, u)
-	}
+	in.deps, pending = d.upstreamsOf(n, dec, vals)
 	if n.Dynamic != nil {
 		for _, f := range n.Dynamic.Files {
 			dg, err := digestPath(f, d.Stat)
@@ -61,34 +38,7 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 			in.from = append(in.from, [2]string{f, dg})
 		}
 	}
-	patterns := KeyedInputs(p.StateDir, dec.Config.Inputs)
-	if len(n.InputsFrom) > 0 && len(pending) > 0 {
-		// An input another node writes in place is hashed only once that
-		// node ran: until then its digest stands for it.
-		// As for a waiting upstream, the input is assumed to be as the
-		// node was last built with, and its lines are marked waiting.
-		all := patterns
-		patterns = nil
-		for _, pat := range all {
-			by, ok := n.InputsFrom[pat]
-			if !ok || !slices.Contains(pending, by) {
-				patterns = append(patterns, pat)
-				continue
-			}
-			if dec.Record == nil {
-				continue
-			}
-			for _, l := range dec.Record.KeyLines {
-				if label, subject, value := SplitKeyLine(l); label == "input" && produces(p.Root, pat, absUnder(p.Root, subject)) {
-					in.inputs = append(in.inputs, [2]string{subject, value})
-					if in.waitingInputs == nil {
-						in.waitingInputs = map[string]string{}
-					}
-					in.waitingInputs[subject] = by.String()
-				}
-			}
-		}
-	}
+	patterns := in.waitForInputs(p, n, dec, pending, KeyedInputs(p.StateDir, dec.Config.Inputs))
 	files, err := ResolveInputs(p.Root, patterns)
 	if err != nil {
 		return in, nil, err
@@ -123,6 +73,66 @@ func (d *Decider) keyInputs(n *config.Node, dec *Decision, vals config.Values) (
 	in.program = dec.Program
 	in.run = runLines(p, n)
 	return in, pending, nil
+}
+
+// upstreamsOf are n's upstreams as its key names them, and those of them
+// that have not run yet (pending). Until it has run, an upstream is assumed
+// to keep the digest this node was last built with: the lines that differ
+// even so are the node's own change.
+func (d *Decider) upstreamsOf(n *config.Node, dec *Decision, vals config.Values) (ups []upstream, pending []addr.Node) {
+	var recorded map[string]string
+	for _, dep := range n.Deps {
+		u := upstream{addr: dep.String(), out: d.Pipeline.OutPath(dep)}
+		var ok bool
+		if dep.Key.All {
+			u.digest, ok = d.allDigest(dep, vals)
+		} else {
+			var v cty.Value
+			if v, ok = vals.NodeValue(dep); ok {
+				u.digest, ok = digestOf(v)
+			}
+		}
+		if !ok {
+			pending = append(pending, dep)
+			if recorded == nil && dec.Record != nil {
+				recorded = RecordedUpstreams(dec.Record.KeyLines)
+			}
+			u.digest, u.waiting = recorded[u.addr], true
+		}
+		ups = append(ups, u)
+	}
+	return ups, pending
+}
+
+// waitForInputs returns the input patterns to hash now. An input another
+// node writes in place is hashed only once that node ran: until then, as
+// for a waiting upstream, it is assumed to be as the node was last built
+// with, its recorded lines are taken and marked waiting.
+func (in *keyInputs) waitForInputs(p *config.Pipeline, n *config.Node, dec *Decision, pending []addr.Node, patterns []string) []string {
+	if len(n.InputsFrom) == 0 || len(pending) == 0 {
+		return patterns
+	}
+	var now []string
+	for _, pat := range patterns {
+		by, ok := n.InputsFrom[pat]
+		if !ok || !slices.Contains(pending, by) {
+			now = append(now, pat)
+			continue
+		}
+		if dec.Record == nil {
+			continue
+		}
+		for _, l := range dec.Record.KeyLines {
+			if label, subject, value := SplitKeyLine(l); label == "input" && produces(p.Root, pat, absUnder(p.Root, subject)) {
+				in.inputs = append(in.inputs, [2]string{subject, value})
+				if in.waitingInputs == nil {
+					in.waitingInputs = map[string]string{}
+				}
+				in.waitingInputs[subject] = by.String()
+			}
+		}
+	}
+	return now
 }
 
 // allDigest is the digest of a dynamic block's instances taken together,

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,52 +52,19 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 	k := hash.NewKey()
 	k.Add("kind", in.kind+" "+in.version)
 	in.paths.upstreams = in.deps
-	type line struct{ label, value string }
-	var lines []line
-	attrs := in.config.Type().AttributeTypes()
-	names := make([]string, 0, len(attrs))
-	for n := range attrs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		v := in.config.GetAttr(n)
-		if v.IsNull() {
-			continue
-		}
-		s, err := canonical(v, in.paths, in.secret)
-		if err == errUnknown && in.unknownOK {
-			s, err = unknownValue, nil
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("attribute %s: %w", n, err)
-		}
-		lines = append(lines, line{"attr", n + " " + s})
-	}
-	extNames := make([]string, 0, len(in.ext))
-	for n := range in.ext {
-		extNames = append(extNames, n)
-	}
-	sort.Strings(extNames)
-	for _, n := range extNames {
-		s, err := canonical(in.ext[n], in.paths, in.secret)
-		if err == errUnknown && in.unknownOK {
-			s, err = unknownValue, nil
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", n, err)
-		}
-		lines = append(lines, line{"attr", n + " " + s})
+	lines, err := attrLines(in)
+	if err != nil {
+		return nil, nil, err
 	}
 	waitingLine := map[int]string{}
 	for _, l := range in.inputs {
 		if by, ok := in.waitingInputs[l[0]]; ok {
 			waitingLine[len(lines)] = by
 		}
-		lines = append(lines, line{"input", EscapeSubject(in.paths.normalise(l[0])) + " " + l[1]})
+		lines = append(lines, keyLine{"input", EscapeSubject(in.paths.normalise(l[0])) + " " + l[1]})
 	}
 	for _, l := range in.files {
-		lines = append(lines, line{"file", EscapeSubject(in.paths.normalise(l[0])) + " " + l[1]})
+		lines = append(lines, keyLine{"file", EscapeSubject(in.paths.normalise(l[0])) + " " + l[1]})
 	}
 	values := make([]string, len(lines))
 	for i, l := range lines {
@@ -130,23 +98,62 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 	for _, l := range in.run {
 		k.Add(l[0], l[1])
 	}
-	envNames := make([]string, 0, len(in.env))
-	for n := range in.env {
-		envNames = append(envNames, n)
+	if err := addEnvLines(k, in); err != nil {
+		return nil, nil, err
 	}
-	sort.Strings(envNames)
+	return k, waiting, nil
+}
+
+// keyLine is one line of a key before its upstreams are numbered.
+type keyLine struct{ label, value string }
+
+// attrLines are the attr lines of a key: the configuration's attributes
+// that are set, then the kind's extra values, each in name order.
+func attrLines(in keyInputs) ([]keyLine, error) {
+	var lines []keyLine
+	attrs := in.config.Type().AttributeTypes()
+	for _, n := range slices.Sorted(maps.Keys(attrs)) {
+		v := in.config.GetAttr(n)
+		if v.IsNull() {
+			continue
+		}
+		s, err := canonical(v, in.paths, in.secret)
+		if err == errUnknown && in.unknownOK {
+			s, err = unknownValue, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("attribute %s: %w", n, err)
+		}
+		lines = append(lines, keyLine{"attr", n + " " + s})
+	}
+	for _, n := range slices.Sorted(maps.Keys(in.ext)) {
+		s, err := canonical(in.ext[n], in.paths, in.secret)
+		if err == errUnknown && in.unknownOK {
+			s, err = unknownValue, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		lines = append(lines, keyLine{"attr", n + " " + s})
+	}
+	return lines, nil
+}
+
+// addEnvLines adds the env lines: each environment variable the node's
+// key reads, by name, its value hashed with the state folder's secret.
+func addEnvLines(k *hash.Key, in keyInputs) error {
 	secret := in.secret
-	if secret == nil && len(envNames) > 0 {
+	if secret == nil && len(in.env) > 0 {
 		secret = state.SecretOf(in.paths.state)
 	}
-	for _, n := range envNames {
+	for _, n := range slices.Sorted(maps.Keys(in.env)) {
 		sum, err := secret.Sum([]byte(in.env[n]))
 		if err != nil {
-			return nil, nil, fmt.Errorf("environment variable %s: %w", n, err)
+			return fmt.Errorf("environment variable %s: %w", n, err)
 		}
 		k.Add("env", n+" "+sum)
 	}
-	return k, waiting, nil
+	return nil
 }
 
 // pathNormaliser keeps absolute paths of the state folder and the pipeline
