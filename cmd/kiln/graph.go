@@ -44,11 +44,18 @@ func runGraph(c *cli, args []string) int {
 		return 1
 	}
 	g, action := w.PlanGraph(pl, a.changedOnly)
+	cannotRun := map[string]bool{}
+	for _, d := range pl.Changes {
+		if d.Blocked != "" {
+			cannotRun[d.Node.Addr.String()] = true
+		}
+	}
+	blocked := func(v int) bool { return cannotRun[g.Name(v)] }
 	switch a.format {
 	case "dot":
-		fmt.Fprint(c.stdout, render.GraphDOT(g, action))
+		fmt.Fprint(c.stdout, render.GraphDOT(g, action, blocked))
 	case "mermaid":
-		fmt.Fprint(c.stdout, render.GraphMermaid(g, action))
+		fmt.Fprint(c.stdout, render.GraphMermaid(g, action, blocked))
 	default:
 		fmt.Fprintf(c.stderr, "kiln graph: unknown -format %q (dot or mermaid)\n", a.format)
 		return 1

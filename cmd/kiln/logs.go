@@ -15,17 +15,32 @@ func init() {
 	register(&command{name: "logs", summary: "print the log of a node's current result, or of its failed run", usage: "kiln logs [-previous] ADDR [PATH]", run: runLogs})
 }
 
-func logsFlags() (*flag.FlagSet, *bool) {
+// logsArgs are kiln logs' flags. It takes -var, -var-file and -no-color as
+// every command that names a pipeline does, so one set of flags works for
+// all of them; a log is found by address in the state, which no variable
+// changes, so their values are checked and not used.
+type logsArgs struct {
+	pipelineArgs
+	previous bool
+}
+
+func logsFlags() (*flag.FlagSet, *logsArgs) {
+	a := &logsArgs{}
 	fs := flag.NewFlagSet("logs", flag.ContinueOnError)
-	prev := fs.Bool("previous", false, "print the log of the newest other run (a failed run, or a build whose result is not linked now)")
-	return fs, prev
+	a.pipelineArgs.register(fs)
+	fs.BoolVar(&a.previous, "previous", false, "print the log of the newest other run (a failed run, or a build whose result is not linked now)")
+	return fs, a
 }
 
 func runLogs(c *cli, args []string) int {
-	fs, prev := logsFlags()
+	fs, la := logsFlags()
 	pos, err := parse(fs, args)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "kiln %s: %v\n", fs.Name(), err)
+		return 1
+	}
+	if _, err := la.varMap(); err != nil {
+		fmt.Fprintln(c.stderr, "kiln logs:", err)
 		return 1
 	}
 	if len(pos) == 0 || len(pos) > 2 {
@@ -52,7 +67,7 @@ func runLogs(c *cli, args []string) int {
 		return 1
 	}
 	file := logs.Current
-	if *prev {
+	if la.previous {
 		if len(logs.Others) == 0 {
 			fmt.Fprintf(c.stderr, "kiln logs: %s has no other run's log\n", a)
 			return 1
@@ -69,7 +84,7 @@ func runLogs(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "kiln logs: %s has no result yet%s\n", a, otherLogs(logs, a))
 		return 1
 	}
-	if !*prev && logs.Current != "" && logs.Failed != "" && len(logs.Others) > 0 && logs.Others[0] == logs.Failed {
+	if !la.previous && logs.Current != "" && logs.Failed != "" && len(logs.Others) > 0 && logs.Others[0] == logs.Failed {
 		defer fmt.Fprintf(c.stderr, "kiln logs: this is the log of %s's current result; its last run failed: kiln logs -previous %s shows that run's log\n", a, a)
 	}
 	if segs := logSegments(logs, file); len(segs) > 1 {

@@ -151,3 +151,32 @@ esac
 		}
 	}
 }
+
+// checkRetoolGraph draws retool.hcl's graph as the plan sees it: the nodes
+// that cannot run here are marked so, in the blocked class, and the others
+// keep their action's.
+func checkRetoolGraph(t *testing.T, pipeline string, vars []string) {
+	t.Helper()
+	for _, format := range []string{"mermaid", "dot"} {
+		stdout, stderr, code := kilnRun(t, append(append([]string{"graph", "-format", format}, vars...), pipeline)...)
+		if code != 0 {
+			t.Fatalf("kiln graph -format %s: exit %d\n%s", format, code, stderr)
+		}
+		marked := map[string]string{
+			"mermaid": `"+ host.a2 (cannot run here)"]:::blocked`,
+			"dot":     `"host.a2" [label="+ host.a2 (cannot run here)", "color"="darkgoldenrod", "fontcolor"="darkgoldenrod", "shape"="box", "style"="dashed"];`,
+		}[format]
+		free := map[string]string{
+			"mermaid": `"+ git_repo.vllm"]:::create`,
+			"dot":     `"git_repo.vllm" [label="+ git_repo.vllm", "color"="darkgreen"`,
+		}[format]
+		for _, want := range []string{marked, free, "exec.rl_train (cannot run here)"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("kiln graph -format %s does not draw %s:\n%s", format, want, stdout)
+			}
+		}
+		if strings.Contains(stdout, "git_repo.vllm (cannot run here)") {
+			t.Errorf("kiln graph -format %s marks git_repo.vllm, which can run here:\n%s", format, stdout)
+		}
+	}
+}

@@ -208,6 +208,7 @@ func TestRetoolPipelinePlansWithoutNPUs(t *testing.T) {
 	}
 
 	checkRetoolTools(t, pipeline, noNPU)
+	checkRetoolGraph(t, pipeline, noNPU)
 	checkRetoolImageTorch(t, pipeline, noNPU[:2])
 
 	got := graphLines(m)

@@ -163,7 +163,7 @@ func TestReviewMarkdownHostileNames(t *testing.T) {
 	}
 	r.Summary.Changed, r.Summary.Rerun = len(hostile), len(hostile)
 	g := graph.New(names)
-	r.Graph = GraphMermaid(g, func(int) plan.Action { return plan.Rebuild })
+	r.Graph = GraphMermaid(g, func(int) plan.Action { return plan.Rebuild }, nil)
 	var b bytes.Buffer
 	ReviewMarkdown(&b, r)
 	md := b.String()
@@ -190,7 +190,7 @@ func TestReviewMarkdownHostileNames(t *testing.T) {
 // as entity codes Mermaid shows as the text.
 func TestGraphMermaidHostileNames(t *testing.T) {
 	g := graph.New([]string{`exec.t["<script>alert(1)</script>"]`, "exec.u[\"``%%{init: {}}%%#quot;\"]"})
-	got := GraphMermaid(g, func(int) plan.Action { return plan.Create })
+	got := GraphMermaid(g, func(int) plan.Action { return plan.Create }, nil)
 	want := "flowchart LR\n" +
 		"  n0[\"+ exec.t[#quot;#lt;script#gt;alert(1)#lt;/script#gt;#quot;]\"]:::create\n" +
 		"  n1[\"+ exec.u[#quot;#96;#96;#37;#37;{init: {}}#37;#37;#35;quot;#quot;]\"]:::create\n"
