@@ -72,24 +72,13 @@ func CheckNesting(src []byte, filename string, template bool) hcl.Diagnostics {
 // deeper than MaxNesting, or ok when none does. Unbalanced input is
 // scanned on as well as it goes: the parser reports it.
 func nestingAt(src []byte, template bool) (at int, ok bool) {
-	mode := inCode
+	sc := &nestingScan{src: src, mode: inCode, lineStart: true}
 	if template {
-		mode = inTemplate
-	}
-	var stack []byte
-	var markers [][]byte // the end markers of the heredocs open, innermost last
-	lineStart := true    // at the start of a line, in a heredoc
-	directives := 0      // %{ if } and %{ for } not yet ended, which nest too
-	push := func(f byte, i int) bool {
-		stack = append(stack, f)
-		if src[i] == '%' {
-			directives += directiveNesting(src[i+2:])
-		}
-		return len(stack)+directives <= MaxNesting
+		sc.mode = inTemplate
 	}
 	for i := 0; i < len(src); i++ {
-		if !lineStart || mode != inTemplate {
-			skip := &special[mode]
+		if !sc.lineStart || sc.mode != inTemplate {
+			skip := &special[sc.mode]
 			for i < len(src) && !skip[src[i]] {
 				i++
 			}
@@ -97,88 +86,133 @@ func nestingAt(src []byte, template bool) (at int, ok bool) {
 				break
 			}
 		}
-		c := src[i]
-		switch mode {
+		var deep bool
+		switch sc.mode {
 		case inCode:
-			switch c {
-			case '#':
-				i = skipLine(src, i)
-			case '/':
-				if i+1 < len(src) && src[i+1] == '/' {
-					i = skipLine(src, i)
-				} else if i+1 < len(src) && src[i+1] == '*' {
-					if end := bytes.Index(src[i+2:], []byte("*/")); end >= 0 {
-						i += 2 + end + 1
-					} else {
-						i = len(src)
-					}
-				}
-			case '"':
-				mode = inString
-			case '<':
-				if marker, next, ok := heredocStart(src, i); ok {
-					markers = append(markers, marker)
-					mode, lineStart, i = inTemplate, true, next-1
-				}
-			case '(', '[', '{':
-				if !push(frameCode, i) {
-					return i, false
-				}
-			case ')', ']', '}':
-				if len(stack) == 0 {
-					continue
-				}
-				f := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				switch f {
-				case frameString:
-					mode = inString
-				case frameTemplate:
-					mode, lineStart = inTemplate, false
-				}
-			}
+			i, deep = sc.code(i)
 		case inString:
-			switch c {
-			case '\\':
-				i++
-			case '"', '\n':
-				mode = inCode
-			case '$', '%':
-				open, skip := interpolation(src, i)
-				if open && !push(frameString, i) {
-					return i, false
-				}
-				if open {
-					mode = inCode
-				}
-				i += skip
-			}
+			i, deep = sc.str(i)
 		case inTemplate:
-			if lineStart && len(markers) > 0 {
-				end := bytes.IndexByte(src[i:], '\n')
-				if end < 0 {
-					end = len(src) - i
-				}
-				if bytes.Equal(bytes.TrimSpace(src[i:i+end]), markers[len(markers)-1]) {
-					markers = markers[:len(markers)-1]
-					mode, i = inCode, i+end-1
-					continue
-				}
-			}
-			lineStart = c == '\n'
-			if c == '$' || c == '%' {
-				open, skip := interpolation(src, i)
-				if open && !push(frameTemplate, i) {
-					return i, false
-				}
-				if open {
-					mode = inCode
-				}
-				i += skip
-			}
+			i, deep = sc.template(i)
+		}
+		if deep {
+			return i, false
 		}
 	}
 	return 0, true
+}
+
+// nestingScan is nestingAt's state between two bytes it stops at.
+type nestingScan struct {
+	src       []byte
+	mode      int
+	stack     []byte
+	markers   [][]byte // the end markers of the heredocs open, innermost last
+	lineStart bool     // at the start of a line, in a heredoc
+	// directives are the %{ if } and %{ for } not yet ended, which nest too.
+	directives int
+}
+
+// push opens a frame at src[i]; true when that nests too deep.
+func (sc *nestingScan) push(f byte, i int) (deep bool) {
+	sc.stack = append(sc.stack, f)
+	if sc.src[i] == '%' {
+		sc.directives += directiveNesting(sc.src[i+2:])
+	}
+	return len(sc.stack)+sc.directives > MaxNesting
+}
+
+// code reads src[i] in code: comments, strings, heredocs and brackets. It
+// returns where the scan goes on from (the byte before it).
+func (sc *nestingScan) code(i int) (int, bool) {
+	src := sc.src
+	switch src[i] {
+	case '#':
+		i = skipLine(src, i)
+	case '/':
+		if i+1 < len(src) && src[i+1] == '/' {
+			i = skipLine(src, i)
+		} else if i+1 < len(src) && src[i+1] == '*' {
+			if end := bytes.Index(src[i+2:], []byte("*/")); end >= 0 {
+				i += 2 + end + 1
+			} else {
+				i = len(src)
+			}
+		}
+	case '"':
+		sc.mode = inString
+	case '<':
+		if marker, next, ok := heredocStart(src, i); ok {
+			sc.markers = append(sc.markers, marker)
+			sc.mode, sc.lineStart, i = inTemplate, true, next-1
+		}
+	case '(', '[', '{':
+		if sc.push(frameCode, i) {
+			return i, true
+		}
+	case ')', ']', '}':
+		if len(sc.stack) == 0 {
+			return i, false
+		}
+		f := sc.stack[len(sc.stack)-1]
+		sc.stack = sc.stack[:len(sc.stack)-1]
+		switch f {
+		case frameString:
+			sc.mode = inString
+		case frameTemplate:
+			sc.mode, sc.lineStart = inTemplate, false
+		}
+	}
+	return i, false
+}
+
+// str reads src[i] in a quoted string: escapes, its end and
+// interpolations.
+func (sc *nestingScan) str(i int) (int, bool) {
+	switch sc.src[i] {
+	case '\\':
+		i++
+	case '"', '\n':
+		sc.mode = inCode
+	case '$', '%':
+		return sc.interpolate(i, frameString)
+	}
+	return i, false
+}
+
+// template reads src[i] in a heredoc or template: its end marker at the
+// start of a line, and interpolations.
+func (sc *nestingScan) template(i int) (int, bool) {
+	src := sc.src
+	if sc.lineStart && len(sc.markers) > 0 {
+		end := bytes.IndexByte(src[i:], '\n')
+		if end < 0 {
+			end = len(src) - i
+		}
+		if bytes.Equal(bytes.TrimSpace(src[i:i+end]), sc.markers[len(sc.markers)-1]) {
+			sc.markers = sc.markers[:len(sc.markers)-1]
+			sc.mode = inCode
+			return i + end - 1, false
+		}
+	}
+	sc.lineStart = src[i] == '\n'
+	if src[i] == '$' || src[i] == '%' {
+		return sc.interpolate(i, frameTemplate)
+	}
+	return i, false
+}
+
+// interpolate reads the $ or % at src[i]: an interpolation or directive
+// opens a frame of f and goes on in code.
+func (sc *nestingScan) interpolate(i int, f byte) (int, bool) {
+	open, skip := interpolation(sc.src, i)
+	if open {
+		if sc.push(f, i) {
+			return i, true
+		}
+		sc.mode = inCode
+	}
+	return i + skip, false
 }
 
 // interpolation says what src[i] ($ or %) starts: an interpolation or
