@@ -2,11 +2,18 @@
 # GRPO with a code-interpreter tool, a rule-based reward and AIME 2024.
 #
 # This is the run book "ReTool on Ascend NPU" (MindSpeed-RL
-# verl_npu/docs/retool_zh.md) as a pipeline that works: every source and
-# data set pinned, and every step the run book gets wrong replaced by a
-# visible step whose comment says why. kiln plan shows what would run and
-# what this machine lacks (NPUs, CANN, an interpreter, a library);
-# kiln plan -json says the same for scripts.
+# verl_npu/docs/retool_zh.md) as a pipeline that works, with every step the
+# run book gets wrong replaced by a visible step whose comment says why.
+# Pinned here: every git source by commit, Qwen2.5-7B-Instruct and
+# DAPO-Math-17k by Hugging Face commit. ReTool-SFT and AIME_2024 are named by
+# branch (var.retool_sft_revision, var.aime_2024_revision: main) until a
+# commit is set there: kiln lock or the first apply resolves each branch
+# once and pins the commit in kiln.lock.hcl, which holds it until kiln lock
+# -update; commit kiln.lock.hcl to keep the pins.
+#
+# kiln plan shows what would run and what this machine lacks (NPUs, CANN,
+# an interpreter, a library, a program a build runs); kiln plan -json says
+# the same for scripts, and kiln graph marks the same nodes.
 #
 # Whose is what. Upstream's: the sources at their commits, MindSpeed-RL's
 # verl patches (applied from its checkout, so an upstream fix arrives with a
@@ -15,7 +22,8 @@
 # its comment: the steps that make them run together here (wheels built in
 # copies, one environment with consistent pins, the sandbox as a service,
 # paths between steps, env_prepend instead of replacing CANN's PYTHONPATH,
-# patches/verl-npu-sync-all.patch, the bounded RL run).
+# patches/verl-npu-sync-all.patch, verl_npu's vLLM edit made in
+# exec.vllm_wheel, the bounded RL run, the kept checkpoints).
 #
 #   mindspeed_rl ─ verl (3 patches) ─ verl_wheel ─┐
 #   vllm ─ vllm_wheel, vllm_ascend ─ wheel ───────┴─ python_env.retool ─┐
@@ -345,7 +353,10 @@ git_repo "vllm_ascend" {
 }
 
 # kiln: the build environment of the three wheels below. What vllm-ascend's
-# build needs, pinned as in its pyproject.toml: its setup.py finds torch_npu
+# build needs: its pyproject.toml's [build-system] requires at ceadc27, less
+# what only running it needs (transformers, torchvision, msgpack, quart,
+# numba, opencv-python-headless; pip is the venv's own), with its
+# numpy<2.0.0 pinned to the run book's 1.26.4. Its setup.py finds torch_npu
 # with "python3 -m pip show torch-npu" and pybind11 and cmake on PATH, which
 # pip's isolated build environment does not provide, so the build uses this
 # environment with --no-build-isolation (as vllm-ascend's installation guide
@@ -480,10 +491,12 @@ python_env "retool" {
     packages = ["torch==2.7.1", "torch-npu==2.7.1"]
   }
 
-  # verl's requirements-npu.txt at d62da49, with three pins changed:
+  # verl's requirements-npu.txt at d62da49, with four pins changed:
+  # numpy <2.0.0 -> 1.26.4 (the run book's, installed before vLLM),
   # torchvision 0.20.1 -> 0.22.1 (matches torch 2.7.1), transformers
   # 4.52.4 -> 4.57.1 (the newest vllm-ascend accepts), ray 2.46.0 -> 2.47.1
-  # (what vllm-ascend asks for; verl needs >=2.41).
+  # (what vllm-ascend asks for; verl needs >=2.41); and torch and torch-npu
+  # added at the first step's pins, so no resolver moves them.
   install {
     packages = [
       "accelerate", "codetiming", "datasets", "dill", "hydra-core", "numpy==1.26.4", "pandas",
