@@ -103,6 +103,57 @@ func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.Cach
 	if o.Client == nil || !o.Pull {
 		return nil
 	}
+	todo := w.cacheCandidates(pl)
+	if len(todo) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	found, errs, down := lookUpSummaries(ctx, o.Client, todo)
+	var diags hcl.Diagnostics
+	var refused, failed []string
+	for i, d := range todo {
+		if errs[i] != nil {
+			var ue *remotecache.UntrustedError
+			if errors.As(errs[i], &ue) {
+				refused = append(refused, fmt.Sprintf("%s: %v", d.Node.Addr, errs[i]))
+			} else {
+				failed = append(failed, fmt.Sprintf("%s: %v", d.Node.Addr, errs[i]))
+			}
+			continue
+		}
+		rec := found[i]
+		if rec == nil || rec.Digest != rec.Tree {
+			continue // apply takes only results that are their folder
+		}
+		if m := w.decider.Mismatch(d.Node, d.Key, rec.Digest); m != nil {
+			refused = append(refused, fmt.Sprintf("%s: the cache's result has digest %s, but kiln.lock.hcl records %s under the same key; apply builds it here", d.Node.Addr, short(rec.Digest), short(m.Locked)))
+			continue
+		}
+		d.Action = plan.Fetch
+		d.Reasons = []plan.Reason{{Kind: plan.ReasonCache, Subject: o.Client.URL(), Detail: cacheDetail(d, rec.Host)}}
+		if rec.SignedBy != "" {
+			d.Reasons = append(d.Reasons, plan.Reason{Kind: plan.ReasonSigned, Subject: rec.SignedBy})
+		}
+	}
+	if len(refused) > 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Remote cache results refused", Detail: strings.Join(refused, "\n") + "\nThose nodes are built here."})
+	}
+	if len(failed) > 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Remote cache failed", Detail: firstLines(failed, 3) + "\nThe plan assumes those nodes build here."})
+	}
+	if down != nil {
+		diags = append(diags, cacheDownDiag(down))
+	}
+	if s := o.Client.Signer; s != nil && len(o.Client.Trusted) > 0 && !slices.ContainsFunc(o.Client.Trusted, func(k remotecache.PublicKey) bool { return k.String() == s.Public().String() }) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Signing key not trusted", Detail: fmt.Sprintf("results built here are signed by %s, which the cache block's trusted_keys does not name, so no host of this pipeline pulls them; add %q to trusted_keys.", s.Name, s.Public().String())})
+	}
+	return diags
+}
+
+// cacheCandidates are the decisions of pl that would build a result the
+// remote cache may hold.
+func (w *Workspace) cacheCandidates(pl *plan.Plan) []*plan.Decision {
 	var todo []*plan.Decision
 	for _, d := range pl.Changes {
 		switch d.Action {
@@ -114,15 +165,16 @@ func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.Cach
 			todo = append(todo, d)
 		}
 	}
-	if len(todo) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
+	return todo
+}
+
+// lookUpSummaries asks the cache for the record of each decision's key, a
+// few at a time: found[i] or errs[i] for each, or down, the error of a
+// server that cannot be asked (unreachable, too slow, refusing access),
+// after which it is asked nothing more.
+func lookUpSummaries(ctx context.Context, c *remotecache.Client, todo []*plan.Decision) (found []*remotecache.Record, errs []error, down error) {
 	var mu sync.Mutex
-	var down error
-	found := make([]*remotecache.Record, len(todo))
-	errs := make([]error, len(todo))
+	found, errs = make([]*remotecache.Record, len(todo)), make([]error, len(todo))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(8, len(todo)) {
@@ -134,7 +186,7 @@ func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.Cach
 				if stop {
 					continue
 				}
-				rec, err := o.Client.Summary(ctx, todo[i].Key)
+				rec, err := c.Summary(ctx, todo[i].Key)
 				var ue *remotecache.UnreachableError
 				var slow *remotecache.SlowError
 				var se *remotecache.StatusError
@@ -159,57 +211,21 @@ func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.Cach
 	}
 	close(work)
 	wg.Wait()
-	var diags hcl.Diagnostics
-	var refused, failed []string
-	for i, d := range todo {
-		if errs[i] != nil {
-			var ue *remotecache.UntrustedError
-			if errors.As(errs[i], &ue) {
-				refused = append(refused, fmt.Sprintf("%s: %v", d.Node.Addr, errs[i]))
-			} else {
-				failed = append(failed, fmt.Sprintf("%s: %v", d.Node.Addr, errs[i]))
-			}
-			continue
-		}
-		rec := found[i]
-		if rec == nil {
-			continue
-		}
-		if rec.Digest != rec.Tree {
-			continue // apply takes only results that are their folder
-		}
-		if m := w.decider.Mismatch(d.Node, d.Key, rec.Digest); m != nil {
-			refused = append(refused, fmt.Sprintf("%s: the cache's result has digest %s, but kiln.lock.hcl records %s under the same key; apply builds it here", d.Node.Addr, short(rec.Digest), short(m.Locked)))
-			continue
-		}
-		d.Action = plan.Fetch
-		d.Reasons = []plan.Reason{{Kind: plan.ReasonCache, Subject: o.Client.URL(), Detail: cacheDetail(d, rec.Host)}}
-		if rec.SignedBy != "" {
-			d.Reasons = append(d.Reasons, plan.Reason{Kind: plan.ReasonSigned, Subject: rec.SignedBy})
-		}
+	return found, errs, down
+}
+
+// cacheDownDiag says that the cache could not be asked, and why.
+func cacheDownDiag(down error) *hcl.Diagnostic {
+	summary := "Remote cache unreachable"
+	var slow *remotecache.SlowError
+	var se *remotecache.StatusError
+	switch {
+	case errors.As(down, &slow):
+		summary = "Remote cache too slow"
+	case errors.As(down, &se):
+		summary = "Remote cache refused access"
 	}
-	if len(refused) > 0 {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Remote cache results refused", Detail: strings.Join(refused, "\n") + "\nThose nodes are built here."})
-	}
-	if len(failed) > 0 {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Remote cache failed", Detail: firstLines(failed, 3) + "\nThe plan assumes those nodes build here."})
-	}
-	if down != nil {
-		summary := "Remote cache unreachable"
-		var slow *remotecache.SlowError
-		var se *remotecache.StatusError
-		switch {
-		case errors.As(down, &slow):
-			summary = "Remote cache too slow"
-		case errors.As(down, &se):
-			summary = "Remote cache refused access"
-		}
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: fmt.Sprintf("%v; the plan assumes every node builds here.", down)})
-	}
-	if s := o.Client.Signer; s != nil && len(o.Client.Trusted) > 0 && !slices.ContainsFunc(o.Client.Trusted, func(k remotecache.PublicKey) bool { return k.String() == s.Public().String() }) {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Signing key not trusted", Detail: fmt.Sprintf("results built here are signed by %s, which the cache block's trusted_keys does not name, so no host of this pipeline pulls them; add %q to trusted_keys.", s.Name, s.Public().String())})
-	}
-	return diags
+	return &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: fmt.Sprintf("%v; the plan assumes every node builds here.", down)}
 }
 
 // firstLines joins the first n of lines, and says how many more there are.
