@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"path"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kilnbuild/kiln/engine/hash"
@@ -334,6 +336,42 @@ func TestEntryMustAgree(t *testing.T) {
 			_, err := newClient(t, srv.URL).Lookup(context.Background(), key)
 			if err == nil || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Lookup: %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestEntryRecordIsBounded: the record an entry names is read within the
+// size the entry gives it, itself within the bound of any record: a named
+// size over 4 MiB is refused before the blob is asked for, and a blob that
+// goes on past its size is cut one byte after it.
+func TestEntryRecordIsBounded(t *testing.T) {
+	entry := func(size int64) []byte {
+		return (&actionResult{Files: []outputFile{{Path: recordPath, Digest: digest{Hash: strings.Repeat("a", 64), Size: size}}}}).marshal()
+	}
+	for _, tc := range []struct {
+		name string
+		size int64
+		want string
+	}{
+		{"named too large", maxRecord + 1, errTooLarge.Error()},
+		{"sent too long", 100, "its 101 bytes have SHA-256"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/ac/") {
+					w.Write(entry(tc.size))
+					return
+				}
+				if tc.size > maxRecord {
+					t.Errorf("%s asked for", r.URL.Path)
+				}
+				endless(true)(w, r)
+			})
+			c.Limits.Stall = 10 * time.Second // the size limit, not the clock, must stop it on a loaded machine
+			_, err := c.Lookup(context.Background(), key)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to say %q", err, tc.want)
 			}
 		})
 	}

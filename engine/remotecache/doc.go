@@ -53,7 +53,8 @@
 // signature before it reads the file list, which kiln writes last. The key
 // that signed is Record.SignedBy. What is signed is the record, not the
 // ActionResult, which holds only what follows from the record: Lookup
-// reads the record blob it names (and checks the blob's size and SHA-256),
+// reads the record blob it names (no more than the size it names, and
+// checks the blob's size and SHA-256),
 // verifies the record's signature, and then checks that the ActionResult
 // names exactly the outputs kiln writes for that record (the same Trees,
 // so the blobs the server keeps are the ones Fetch reads); Fetch reads

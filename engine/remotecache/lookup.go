@@ -113,7 +113,8 @@ func (c *Client) get(ctx context.Context, key string, files bool) (*Record, erro
 		return nil, err
 	}
 	defer blob.Close()
-	h := &hashing{r: blob, h: sha256.New()}
+	// One byte more than named tells a blob of that size from a longer one.
+	h := &hashing{r: io.LimitReader(blob, d.Size+1), h: sha256.New()}
 	r, err := c.decode(ctx, u, h, key, files)
 	if err != nil {
 		// A record that does not decode may be one the server damaged:
