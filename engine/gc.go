@@ -18,6 +18,13 @@ import (
 type GCOptions struct {
 	DryRun    bool
 	OlderThan time.Duration
+	// Keep are result keys to keep with why (CommitKeys: the locks of
+	// recent commits and named refs).
+	Keep map[string]string
+	// Budget, when positive, bounds the store in bytes: earlier results
+	// are kept newest first, those Keep names before others, while the
+	// store stays within it (results in use are always kept).
+	Budget int64
 	// Kinds are asked for the files of their own they keep in the state
 	// folder (kind.Collector): a fetch's partial downloads.
 	Kinds []kind.Kind
@@ -42,6 +49,9 @@ type GCReport struct {
 	// Links are the stable links removed (or that would be) because their
 	// run folder is gone or was removed (a forgotten node's link, after gc).
 	Links []string
+	// With a budget: the budget, the bytes the results in use take, and
+	// those of every result kept (in use and earlier ones).
+	Budget, InUse, Stored int64
 }
 
 // GCKept is a result gc kept, and why.
@@ -53,7 +63,8 @@ type GCKept struct {
 }
 
 // GC removes run folders that no node's record points at: earlier results
-// kept for a revert (History), older than o.OlderThan; failed, interrupted and
+// kept for a revert (History), older than o.OlderThan, unless o.Keep names
+// them or o.Budget has room for them (keepHistory); failed, interrupted and
 // superseded runs; and anything left from an earlier store layout. A folder a
 // resumable node may resume in is kept. Then each kind that keeps files of
 // its own in the state folder removes what no build needs (kind.Collector:
@@ -142,17 +153,16 @@ func collect(s *state.State, store *state.Store, w *state.Writer, o GCOptions) (
 		}
 		return rm()
 	}
-	cutoff := time.Now().Add(-o.OlderThan)
-	young := map[string]bool{}
+	young := map[string]bool{} // earlier results kept
 	history := s.SortedHistory()
+	keptHistory := keepHistory(history, inUse, store, o, rep)
 	for _, h := range history {
+		k, ok := keptHistory[h.Entry]
 		switch {
 		case inUse[h.Entry]:
-		case o.OlderThan > 0 && h.Started.Add(h.Duration).After(cutoff):
+		case ok:
 			young[h.Entry] = true
-			made := h.Started.Add(h.Duration)
-			why[h.Entry] = GCKept{Key: h.Key, Entry: h.Entry, Addr: h.Addr,
-				Why: fmt.Sprintf("too young: created %s ago, -older-than %s", time.Since(made).Round(time.Second), o.OlderThan)}
+			why[h.Entry] = k
 		default:
 			err := remove(GCEntry{Key: h.Key, Entry: h.Entry, Addr: h.Addr}, store.RunPath(h.Entry), func() error {
 				if err := store.RemoveRun(h.Entry); err != nil {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine"
@@ -9,8 +12,11 @@ import (
 )
 
 type gcArgs struct {
-	dryRun    bool
-	olderThan time.Duration
+	dryRun      bool
+	olderThan   time.Duration
+	keepCommits int
+	keepRefs    refsFlag
+	budget      sizeFlag
 }
 
 func gcFlags() (*flag.FlagSet, *gcArgs) {
@@ -18,12 +24,15 @@ func gcFlags() (*flag.FlagSet, *gcArgs) {
 	fs := flag.NewFlagSet("gc", flag.ContinueOnError)
 	fs.BoolVar(&a.dryRun, "dry-run", false, "list what would be removed, remove nothing")
 	fs.DurationVar(&a.olderThan, "older-than", 0, "only remove entries created more than this long ago, e.g. 168h")
+	fs.IntVar(&a.keepCommits, "keep-commits", 0, "keep the results kiln.lock.hcl names at the last N commits of HEAD (read with git)")
+	fs.Var(&a.keepRefs, "keep-ref", "keep the results kiln.lock.hcl names at this branch, tag or commit (repeatable)")
+	fs.Var(&a.budget, "budget", "keep the store within this size, e.g. 50GiB: earlier results newest first, those the commits name before others; results in use always stay")
 	return fs, a
 }
 
 func init() {
 	flagSets["gc"] = func() *flag.FlagSet { fs, _ := gcFlags(); return fs }
-	register(&command{name: "gc", summary: "remove store entries no node uses", usage: "kiln gc [-dry-run] [-older-than DURATION] [PATH]", run: runGC})
+	register(&command{name: "gc", summary: "remove store entries no node uses", usage: "kiln gc [-dry-run] [-older-than DURATION] [-keep-commits N] [-keep-ref REF]... [-budget SIZE] [PATH]", run: runGC})
 }
 
 func runGC(c *cli, args []string) int {
@@ -37,7 +46,22 @@ func runGC(c *cli, args []string) int {
 		c.fail(err)
 		return 1
 	}
-	rep, err := engine.GC(dir, engine.GCOptions{DryRun: a.dryRun, OlderThan: a.olderThan, Kinds: kinds()})
+	o := engine.GCOptions{DryRun: a.dryRun, OlderThan: a.olderThan, Budget: int64(a.budget), Kinds: kinds()}
+	if a.keepCommits < 0 {
+		fmt.Fprintf(c.stderr, "kiln gc: -keep-commits %d: give a number of commits, 1 or more\n", a.keepCommits)
+		return 1
+	}
+	if a.keepCommits > 0 || len(a.keepRefs) > 0 {
+		var skipped []string
+		if o.Keep, skipped, err = engine.CommitKeys(context.Background(), filepath.Dir(dir), a.keepCommits, a.keepRefs); err != nil {
+			c.fail(err)
+			return 1
+		}
+		for _, s := range skipped {
+			fmt.Fprintf(c.stderr, "kiln gc: warning: %s; nothing kept for it\n", s)
+		}
+	}
+	rep, err := engine.GC(dir, o)
 	if err != nil {
 		c.fail(err)
 		return 1

@@ -55,6 +55,18 @@ func GC(w io.Writer, rep *engine.GCReport, dryRun bool) {
 		entries = "entry"
 	}
 	fmt.Fprintf(w, "%s %d %s, %s; kept %d in use.\n", strings.ToUpper(verb[:1])+verb[1:], len(rep.Removed), entries, human.Bytes(rep.Freed), rep.Kept)
+	gcBudget(w, rep)
+}
+
+// gcBudget says how the store stands against gc's -budget.
+func gcBudget(w io.Writer, rep *engine.GCReport) {
+	if rep.Budget <= 0 {
+		return
+	}
+	fmt.Fprintf(w, "Store: %s kept of a %s budget (%s in use).\n", human.Bytes(rep.Stored), human.Bytes(rep.Budget), human.Bytes(rep.InUse))
+	if rep.InUse > rep.Budget {
+		fmt.Fprintf(w, "The results in use alone are over the budget: gc never removes them; raise -budget, or kiln destroy the nodes you no longer need (their results become earlier ones).\n")
+	}
 }
 
 // gcName names what gc removed or kept: a store entry by its short key, a
