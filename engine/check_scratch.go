@@ -27,46 +27,7 @@ import (
 // (a scratch build would write them into the pipeline folder) and nodes
 // that need one of those.
 func (w *Workspace) checkInScratch(ctx context.Context, pl *plan.Plan, named map[addr.Node]bool) map[addr.Node]run.CheckResult {
-	out := map[addr.Node]run.CheckResult{}
-	cannot := map[addr.Node]string{}
-	var targets []addr.Node
-	for _, dec := range pl.Changes {
-		n := dec.Node
-		why := ""
-		for _, dep := range n.Deps {
-			if c, ok := cannot[dep]; ok {
-				why = "needs " + dep.String() + ", which cannot be built in scratch (" + c + ")"
-				break
-			}
-		}
-		switch {
-		case why != "":
-		case kind.IsService(dec.Kind):
-			why = "a service is a running process, not a build"
-		case w.writesInPlace(n.Addr):
-			why = "it writes in-place outputs, which a scratch build would write into the pipeline folder"
-		}
-		if why != "" {
-			cannot[n.Addr] = why
-		}
-		if dec.Record.Good() || len(named) > 0 && !named[n.Addr] && !named[n.Addr.Block()] {
-			continue
-		}
-		r := run.CheckResult{Addr: n.Addr, Status: run.CheckSkipped, Against: "kiln.lock.hcl"}
-		locked, inLock := w.lock.Nodes[n.Addr.String()]
-		switch {
-		case why != "":
-			r.Reason = why
-		case !inLock:
-			r.Reason = "never built, and kiln.lock.hcl has no entry for it to compare with"
-		case !n.Meta.Deterministic && len(named) == 0:
-			r.Reason = "deterministic = false (name it to rebuild it anyway)"
-		default:
-			r.Want = locked.Digest
-			targets = append(targets, n.Addr)
-		}
-		out[n.Addr] = r
-	}
+	out, targets := w.scratchTargets(pl, named)
 	if len(targets) == 0 {
 		return out
 	}
@@ -107,32 +68,85 @@ func (w *Workspace) checkInScratch(ctx context.Context, pl *plan.Plan, named map
 		}
 	}
 	for _, a := range targets {
-		r := out[a]
-		r.InScratch = true
-		rec := sw.state.Records[a.String()]
-		locked := w.lock.Nodes[a.String()]
-		switch {
-		case !rec.Good() || rec.Failure != nil:
-			r.Status, r.Err, r.LogTail = run.CheckFailed, results[a].Err, results[a].LogTail
-			if r.Err == nil {
-				r.Err = fmt.Errorf("%s", results[a].Outcome)
-			}
-		case rec.Key != locked.Key:
-			r.Reason = fmt.Sprintf("kiln.lock.hcl records another key (%s; built here %s): the pipeline, its inputs or its pins changed since the lock was written", short(locked.Key), short(rec.Key))
-		default:
-			r.Got = rec.Digest
-			r.Status = run.Reproduced
-			if r.Got != r.Want {
-				r.Status = run.Mismatch
-				if n := w.pipeline.Node(a); n != nil && !n.Meta.Deterministic {
-					r.Status = run.NotDeterministic
-				}
-				r.Files = w.filesDiffering(r.Want, sw.store.RunPath(rec.Entry))
-			}
-		}
-		out[a] = r
+		out[a] = w.scratchResult(sw, out[a], results[a])
 	}
 	return out
+}
+
+// scratchTargets are the check results of the nodes of pl not built here
+// that a scratch build cannot check, and the nodes it builds (named, when
+// any is, else all): its result is compared with kiln.lock.hcl's.
+func (w *Workspace) scratchTargets(pl *plan.Plan, named map[addr.Node]bool) (map[addr.Node]run.CheckResult, []addr.Node) {
+	out := map[addr.Node]run.CheckResult{}
+	cannot := map[addr.Node]string{}
+	var targets []addr.Node
+	for _, dec := range pl.Changes {
+		n := dec.Node
+		why := ""
+		for _, dep := range n.Deps {
+			if c, ok := cannot[dep]; ok {
+				why = "needs " + dep.String() + ", which cannot be built in scratch (" + c + ")"
+				break
+			}
+		}
+		switch {
+		case why != "":
+		case kind.IsService(dec.Kind):
+			why = "a service is a running process, not a build"
+		case w.writesInPlace(n.Addr):
+			why = "it writes in-place outputs, which a scratch build would write into the pipeline folder"
+		}
+		if why != "" {
+			cannot[n.Addr] = why
+		}
+		if dec.Record.Good() || len(named) > 0 && !named[n.Addr] && !named[n.Addr.Block()] {
+			continue
+		}
+		r := run.CheckResult{Addr: n.Addr, Status: run.CheckSkipped, Against: "kiln.lock.hcl"}
+		locked, inLock := w.lock.Nodes[n.Addr.String()]
+		switch {
+		case why != "":
+			r.Reason = why
+		case !inLock:
+			r.Reason = "never built, and kiln.lock.hcl has no entry for it to compare with"
+		case !n.Meta.Deterministic && len(named) == 0:
+			r.Reason = "deterministic = false (name it to rebuild it anyway)"
+		default:
+			r.Want = locked.Digest
+			targets = append(targets, n.Addr)
+		}
+		out[n.Addr] = r
+	}
+	return out, targets
+}
+
+// scratchResult is the check result r of one node the scratch workspace
+// sw built (nr), against kiln.lock.hcl.
+func (w *Workspace) scratchResult(sw *Workspace, r run.CheckResult, nr run.NodeResult) run.CheckResult {
+	a := r.Addr
+	r.InScratch = true
+	rec := sw.state.Records[a.String()]
+	locked := w.lock.Nodes[a.String()]
+	switch {
+	case !rec.Good() || rec.Failure != nil:
+		r.Status, r.Err, r.LogTail = run.CheckFailed, nr.Err, nr.LogTail
+		if r.Err == nil {
+			r.Err = fmt.Errorf("%s", nr.Outcome)
+		}
+	case rec.Key != locked.Key:
+		r.Reason = fmt.Sprintf("kiln.lock.hcl records another key (%s; built here %s): the pipeline, its inputs or its pins changed since the lock was written", short(locked.Key), short(rec.Key))
+	default:
+		r.Got = rec.Digest
+		r.Status = run.Reproduced
+		if r.Got != r.Want {
+			r.Status = run.Mismatch
+			if n := w.pipeline.Node(a); n != nil && !n.Meta.Deterministic {
+				r.Status = run.NotDeterministic
+			}
+			r.Files = w.filesDiffering(r.Want, sw.store.RunPath(rec.Entry))
+		}
+	}
+	return r
 }
 
 // writesInPlace reports whether a node declares in-place outputs.
