@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/remotecache/nginxtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -47,41 +48,7 @@ func cmdCacheHostile(ts *testscript.TestScript, neg bool, args []string) {
 	var h http.HandlerFunc
 	switch mode := args[0]; {
 	case mode == "attrs" && len(args) == 1:
-		// It serves the record itself under /ac/, as kiln wrote them
-		// before its entries were ActionResults, which kiln still reads.
-		srv := cache(ts)
-		h = func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/ac/") {
-				proxy.ServeHTTP(w, r)
-				return
-			}
-			b, err := srv.Record(strings.TrimPrefix(r.URL.Path, "/ac/"))
-			if err != nil {
-				http.NotFound(w, r)
-				return
-			}
-			var rec map[string]any
-			if err := json.Unmarshal(b, &rec); err != nil {
-				http.Error(w, err.Error(), http.StatusBadGateway)
-				return
-			}
-			attrs, _ := rec["attrs"].(map[string]any)
-			if attrs == nil {
-				attrs = map[string]any{}
-			}
-			attrs["kiln.digest_by"] = "kind"
-			attrs["kiln.export.out"] = `"/etc"`
-			attrs["kiln.temp"] = "removed"
-			attrs["kiln.pin.checksum"] = "sha256:0000"
-			rec["attrs"] = attrs
-			// The file list stays last, where kiln writes it.
-			files, _ := json.Marshal(rec["files"])
-			delete(rec, "files")
-			b, _ = json.Marshal(rec)
-			b = append(append(append(b[:len(b)-1], `,"files":`...), files...), '}')
-			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-			w.Write(b)
-		}
+		h = attrsHandler(cache(ts), proxy)
 	case mode == "slow" && len(args) == 2:
 		prefix := args[1]
 		h = func(w http.ResponseWriter, r *http.Request) {
@@ -127,20 +94,7 @@ func cmdCacheHostile(ts *testscript.TestScript, neg bool, args []string) {
 			<-r.Context().Done()
 		}
 	case mode == "huge" && len(args) == 1:
-		h = func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/ac/") {
-				proxy.ServeHTTP(w, r)
-				return
-			}
-			w.WriteHeader(http.StatusOK)
-			fmt.Fprintf(w, `{"format":"kiln-cache-record/2","key":%q,"files":[`, strings.TrimPrefix(r.URL.Path, "/ac/"))
-			long := strings.Repeat("p", 60<<10)
-			for i := 0; ; i++ {
-				if _, err := fmt.Fprintf(w, `{"path":"%d%s","type":"d"},`, i, long); err != nil {
-					return
-				}
-			}
-		}
+		h = hugeHandler(proxy)
 	case mode == "status" && len(args) == 5:
 		method, prefix, body := args[1], args[2], args[4]
 		code, err := strconv.Atoi(args[3])
@@ -170,4 +124,61 @@ func cmdCacheHostile(ts *testscript.TestScript, neg bool, args []string) {
 	go srv.Serve(l)
 	ts.Defer(func() { srv.Close() })
 	ts.Setenv("HOSTILE_URL", "http://"+l.Addr().String())
+}
+
+// attrsHandler is cache-hostile attrs: it serves the record of srv itself
+// under /ac/, as kiln wrote them before its entries were ActionResults
+// (which kiln still reads), with attributes added; the rest through proxy.
+func attrsHandler(srv *nginxtest.Server, proxy http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/ac/") {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		b, err := srv.Record(strings.TrimPrefix(r.URL.Path, "/ac/"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		var rec map[string]any
+		if err := json.Unmarshal(b, &rec); err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		attrs, _ := rec["attrs"].(map[string]any)
+		if attrs == nil {
+			attrs = map[string]any{}
+		}
+		attrs["kiln.digest_by"] = "kind"
+		attrs["kiln.export.out"] = `"/etc"`
+		attrs["kiln.temp"] = "removed"
+		attrs["kiln.pin.checksum"] = "sha256:0000"
+		rec["attrs"] = attrs
+		// The file list stays last, where kiln writes it.
+		files, _ := json.Marshal(rec["files"])
+		delete(rec, "files")
+		b, _ = json.Marshal(rec)
+		b = append(append(append(b[:len(b)-1], `,"files":`...), files...), '}')
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.Write(b)
+	}
+}
+
+// hugeHandler is cache-hostile huge: every GET of a record answers an
+// endless record; the rest goes through proxy.
+func hugeHandler(proxy http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/ac/") {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintf(w, `{"format":"kiln-cache-record/2","key":%q,"files":[`, strings.TrimPrefix(r.URL.Path, "/ac/"))
+		long := strings.Repeat("p", 60<<10)
+		for i := 0; ; i++ {
+			if _, err := fmt.Fprintf(w, `{"path":"%d%s","type":"d"},`, i, long); err != nil {
+				return
+			}
+		}
+	}
 }
