@@ -224,13 +224,16 @@ variable "rl_total_steps" {
 # parameters at 4 bytes, and 8 for Adam's two moments, about 90 GB;
 # 6 SFT and 2 RL checkpoints would hold about 700 GB of the store. Both
 # trainers keep this many of their newest (the merge reads only the last
-# SFT one, the RL output is its last). verl counts the checkpoints one run
-# saved: after an interrupted run resumes, the one it resumed from is kept
-# as well, so a resumed trainer may hold one more.
+# SFT one, the RL output is its last). The default is 2, not 1: verl
+# removes the oldest kept checkpoint before it writes the next, so with 1 a
+# run killed while saving finds latest_checkpointed_iteration.txt naming a
+# removed step and trains from the start. verl counts the checkpoints one
+# run saved: after an interrupted run resumes, the one it resumed from is
+# kept as well, so a resumed trainer may hold one more.
 variable "checkpoints_to_keep" {
   type        = number
-  default     = 1
-  description = "Newest checkpoints each trainer keeps (verl's trainer.max_ckpt_to_keep, max_actor_ckpt_to_keep); about 90 GB each."
+  default     = 2
+  description = "Newest checkpoints each trainer keeps (verl's trainer.max_ckpt_to_keep, max_actor_ckpt_to_keep); about 90 GB each; 1 saves 90 GB a trainer, but a run killed while saving starts over."
   validation {
     condition     = var.checkpoints_to_keep >= 1 && floor(var.checkpoints_to_keep) == var.checkpoints_to_keep
     error_message = "checkpoints_to_keep must be a whole number, 1 or more: the merge and the RL output need the last checkpoint."
