@@ -5,7 +5,8 @@
 // At plan time Probe only stats and hashes the setup scripts and reads the
 // version (a key=value file, or a command and a regular expression); it never
 // sources anything. A missing script or a version mismatch blocks the node
-// with a message that names the file and what to install. The found version
+// with a message that names the file and what to install, and so does a PATH
+// without the bash Build sources them with. The found version
 // and the sha256 of every setup script enter the node's key, so an upgraded
 // toolkit rebuilds the toolchain and everything that uses it.
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"strings"
 
@@ -15,7 +16,8 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 )
 
-// Probe checks the setup scripts and the version without sourcing anything.
+// Probe checks the setup scripts and the version without sourcing anything,
+// and that bash, which Build sources them with, is on kiln's PATH.
 func (t *Toolchain) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*kind.Probe, error) {
 	c, err := decodeConfig(n.Config, n.Root)
 	if errors.Is(err, errUnknown) {
@@ -30,6 +32,10 @@ func (t *Toolchain) Probe(ctx context.Context, n *kind.Node, _ *kind.Record) (*k
 		defer cancel()
 	}
 	in := t.inspect(ctx, c, n.Addr, n.Root, proc.Environ("PATH", "HOME"))
+	if _, err := exec.LookPath("bash"); err != nil {
+		// Build sources the setup scripts with bash from kiln's PATH.
+		in.Problems = append(in.Problems, fmt.Sprintf("bash not found on PATH (%s): the setup scripts are sourced with bash; install it (apt-get install bash) or add its folder to PATH", os.Getenv("PATH")))
+	}
 	p := &kind.Probe{KeyLines: in.KeyLines, Facts: in.Facts}
 	if len(in.Problems) > 0 {
 		p.Blocked = label(n.Addr) + ": " + strings.Join(in.Problems, "; ")

@@ -148,6 +148,11 @@ func TestProbe(t *testing.T) {
 }`,
 		},
 		{
+			name: "no bash on PATH", version: "8.3.RC1", found: "8.3.RC1",
+			change:  func(t *testing.T, f fakeCANN) { t.Setenv("PATH", f.root+"/no-bin") },
+			blocked: "toolchain cann: bash not found on PATH (ROOT/no-bin): the setup scripts are sourced with bash; install it (apt-get install bash) or add its folder to PATH",
+		},
+		{
 			name: "command probe", version: "1", found: "8.3.RC1",
 			extra: `probe {
   command = ["bash", "-c", "echo 'CANN toolkit 8.3.RC1 (build 235)'"]
