@@ -14,6 +14,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/history"
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
@@ -264,17 +265,8 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		return nil, err
 	}
 	defer lock.Release()
-	// The state may have moved between Open and taking the lock.
-	if err := w.loadState(); err != nil {
+	if err := w.reload(o); err != nil {
 		return nil, err
-	}
-	w.decider.State, w.decider.Store, w.decider.Records, w.decider.Stat = w.state, w.store, w.records, w.stat
-	if d := w.loadLock(); d.HasErrors() {
-		return nil, d
-	}
-	w.decider.Pins = w.lock.Pins
-	if o.Expect != nil && *o.Expect != w.Stamp() {
-		return nil, fmt.Errorf("%w: it was made against state serial %d, the state is now at serial %d (lineage %s); run kiln plan again", ErrStalePlan, o.Expect.Serial, w.state.Serial, shortLineage(w.state.Lineage))
 	}
 	moves, d := w.findMoves()
 	if d.HasErrors() {
@@ -299,11 +291,11 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		_ = writer.Close()
 		return nil, err
 	}
+	// Decisions compare against the records as they were when the apply
+	// started, moved blocks at their new addresses; the writer updates the
+	// live state concurrently.
 	w.decider.Locked = lockedBuilds(w.lock)
 	w.decider.MovedFrom = nil
-	w.decider.Pins = w.lock.Pins
-	// Decisions compare against the records as they were when the apply
-	// started; the writer updates the live state concurrently.
 	w.decider.State = w.state.Snapshot()
 	w.records = plan.OpenRecords(w.decider.State, w.store)
 	w.decider.Records = w.records
@@ -321,6 +313,31 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace),
 	}}
 	res, applyErr := a.Apply(ctx)
+	return w.endApply(ctx, a, res, applyErr, writer, runs, rec)
+}
+
+// reload reads the state and the lock file again under the apply lock,
+// since either may have changed since Open, and checks that a saved plan
+// was made against this state.
+func (w *Workspace) reload(o ApplyOptions) error {
+	if err := w.loadState(); err != nil {
+		return err
+	}
+	w.decider.State, w.decider.Store, w.decider.Records, w.decider.Stat = w.state, w.store, w.records, w.stat
+	if d := w.loadLock(); d.HasErrors() {
+		return d
+	}
+	w.decider.Pins = w.lock.Pins // moved blocks move their pins in this map
+	if o.Expect != nil && *o.Expect != w.Stamp() {
+		return fmt.Errorf("%w: it was made against state serial %d, the state is now at serial %d (lineage %s); run kiln plan again", ErrStalePlan, o.Expect.Serial, w.state.Serial, shortLineage(w.state.Lineage))
+	}
+	return nil
+}
+
+// endApply makes what the apply did durable: the records, the run
+// journal's end, the apply's record, the forgotten records, the lock file,
+// the stat cache and, when every node is up to date, the certificate.
+func (w *Workspace) endApply(ctx context.Context, a *run.Applier, res *run.Result, applyErr error, writer *state.Writer, runs *state.RunLog, rec *history.Recorder) (*run.Result, error) {
 	// The records of the runs that ended are made durable before the run
 	// journal stops naming them: killed in between, the next apply would
 	// find neither a record nor a run for their folders. A journal whose
