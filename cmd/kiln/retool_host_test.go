@@ -99,7 +99,7 @@ func TestRetoolMiniCANNAndTools(t *testing.T) {
 	if err := os.WriteFile(info, []byte("package_name=kiln-cann-stand-in\nversion=8.3.RC2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", stubPrograms(t, "git", "patch", "python3"))
+	t.Setenv("PATH", stubPrograms(t, "git", "patch", "python3", "bash"))
 
 	blocked := blockedReasons(planJSON(t, "-var", "cann_version=8.3.RC2", dir))
 	if r, ok := blocked["toolchain.cann"]; ok {
@@ -110,7 +110,7 @@ func TestRetoolMiniCANNAndTools(t *testing.T) {
 		t.Errorf("a stand-in CANN 8.3.RC2 with the default cann_version is blocked with %q, want the version found and the one wanted", r)
 	}
 
-	t.Setenv("PATH", stubPrograms(t, "git", "python3"))
+	t.Setenv("PATH", stubPrograms(t, "git", "python3", "bash"))
 	blocked = blockedReasons(planJSON(t, "-var", "cann_version=8.3.RC2", dir))
 	if r := blocked["git_repo.verl"]; !strings.Contains(r, "needs GNU patch") || !strings.Contains(r, "apt-get install patch") || strings.Contains(r, "install git") {
 		t.Errorf("without patch on PATH git_repo.verl is blocked with %q, want GNU patch named", r)

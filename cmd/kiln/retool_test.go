@@ -143,7 +143,7 @@ func TestRetoolPipelinePlansWithoutNPUs(t *testing.T) {
 
 	// The programs the builds run, as stand-ins: the plan only looks them
 	// up, so it reads the same on every machine.
-	tools := stubPrograms(t, "git", "patch", "gcc", "g++", "make")
+	tools := stubPrograms(t, "git", "patch", "gcc", "g++", "make", "bash")
 	t.Setenv("PATH", tools)
 
 	if stdout, stderr, code := kilnRun(t, append([]string{"validate"}, append(noNPU, pipeline)...)...); code != 0 {
