@@ -134,6 +134,12 @@ func runApply(c *cli, args []string) int {
 		}
 		opts.Expect = &saved.Stamp
 	}
+	return c.applyWith(w, a, opts)
+}
+
+// applyWith runs the apply of w with its live progress, and reports what
+// it did: the summary, traces, lock mismatches, failures and outputs.
+func (c *cli) applyWith(w *engine.Workspace, a *applyArgs, opts engine.ApplyOptions) int {
 	progress := c.progress(w, a)
 	opts.Hooks = progress
 	if progress.TTY {
