@@ -13,7 +13,9 @@ var blockSchema = &schema.Block{
 	Summary: "a checkout of a git repository at one full commit, with ordered patches, submodules and Git LFS files",
 	Doc: `kiln fetches the commit shallowly into a mirror under .kiln/git/ (a second checkout of the same commit never fetches again), checks it out detached, and applies the patches in order with git apply; HEAD and the index stay at the commit. Git runs without system or user configuration and never prompts.
 
-The digest is the commit, the tree id of the patched working tree and the patches' digests, so a checkout modified outside kiln is found and repaired. A ref (branch or tag) is resolved once and pinned in kiln.lock.hcl; kiln lock -update re-resolves it.`,
+The digest is the commit, the tree id of the patched working tree and the patches' digests, so a checkout modified outside kiln is found and repaired. A ref (branch or tag) is resolved once and pinned in kiln.lock.hcl; kiln lock -update re-resolves it.
+
+kiln plan finds the programs a build runs on the node's PATH: git, git-lfs with lfs = true, and GNU patch when there are patches (it applies those git apply refuses, which is known only after checkout); a missing one marks the node as unable to run here, naming its package.`,
 	Example: `git_repo "verl" {
   url     = "https://github.com/volcengine/verl.git"
   commit  = "d62da4950573d7a4b7ef2362337952e7ab59e78d" # v0.6.1
