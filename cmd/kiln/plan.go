@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/kilnbuild/kiln/engine"
+	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/render"
 )
 
@@ -51,6 +52,7 @@ func runPlan(c *cli, args []string) int {
 	}
 	var m *render.PlanJSON
 	var w *engine.Workspace
+	var decided *plan.Plan
 	if a.out == "" && !d.narrowed() && !d.strict {
 		if a.format == "text" {
 			if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
@@ -62,6 +64,7 @@ func runPlan(c *cli, args []string) int {
 			}
 		}
 		if q, ok := c.quickPlan(&a.pipelineArgs, path); ok {
+			decided = q.Plan
 			m = render.ModelPlan(q.Plan, q.Root, render.StateJSON{Lineage: q.Stamp.Lineage, Serial: q.Stamp.Serial}, engine.Version)
 			if c.verifying() && !c.verifyPlan(&a.pipelineArgs, path, m) {
 				return 1
@@ -78,6 +81,7 @@ func runPlan(c *cli, args []string) int {
 		if diags.HasErrors() {
 			return 1
 		}
+		decided = pl
 		lineage, serial := w.StateVersion()
 		m = render.ModelPlan(pl, w.Root(), render.StateJSON{Lineage: lineage, Serial: serial}, engine.Version)
 	}
@@ -90,6 +94,7 @@ func runPlan(c *cli, args []string) int {
 		render.PlanMarkdown(c.stdout, m)
 	case "text":
 		render.PlanText(c.stdout, m, c.colours(a.noColor))
+		c.warnStoreSpace(decided, path)
 	default:
 		fmt.Fprintf(c.stderr, "kiln plan: unknown -format %q (text, json or markdown)\n", a.format)
 		return 1
