@@ -42,7 +42,8 @@ type resultSize struct {
 // result it replaces, which stays in the store until kiln gc. "" when there
 // is room, or nothing to compare. Only nodes that will or may run and have
 // a result are measured, and the walk stops once they exceed the free
-// space.
+// space or after walkBudget entries, so a plan of many rebuilds stays
+// quick.
 func storeSpaceWarning(pl *plan.Plan, stateDir string) string {
 	store := state.OpenStore(stateDir)
 	free, err := storeFree(store.Root())
@@ -51,14 +52,18 @@ func storeSpaceWarning(pl *plan.Plan, stateDir string) string {
 	}
 	var sizes []resultSize
 	var total int64
+	budget := walkBudget
 	for _, d := range pl.Changes {
+		if budget <= 0 {
+			break
+		}
 		if d.Blocked != "" || d.Record == nil || d.Record.Entry == "" {
 			continue
 		}
 		if d.Action != plan.Rebuild && d.Action != plan.Repair && d.Action != plan.Maybe {
 			continue
 		}
-		n := treeSize(store.RunPath(d.Record.Entry))
+		n := treeSize(store.RunPath(d.Record.Entry), &budget)
 		if n == 0 {
 			continue
 		}
@@ -91,11 +96,19 @@ func spaceWarningText(free uint64, sizes []resultSize, root string) string {
 		root, byteSize(free), strings.Join(each, ", "), byteSize(uint64(total)))
 }
 
+// walkBudget is how many folder entries a plan looks at, at most, to weigh
+// the results of the nodes it would build again.
+const walkBudget = 200_000
+
 // treeSize is the size of the regular files under dir, symbolic links not
-// followed; 0 when it cannot be read.
-func treeSize(dir string) int64 {
+// followed; 0 when it cannot be read. Each entry seen takes one from budget;
+// the walk stops when none is left.
+func treeSize(dir string, budget *int) int64 {
 	var n int64
 	_ = filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		if *budget--; *budget <= 0 {
+			return fs.SkipAll
+		}
 		if err != nil || !e.Type().IsRegular() {
 			return nil
 		}
