@@ -122,7 +122,7 @@ func runReport(c *cli, args []string) int {
 		c.fail(err)
 		return 1
 	}
-	fmt.Fprintf(c.stdout, "Wrote %s: run %d (%s, %d nodes).\n", out, r.ID, r.Status, len(r.Nodes))
+	fmt.Fprintf(c.stdout, "Wrote %s: run %d (%s, %d nodes).\n", out, r.ID, r.Label(), len(r.Nodes))
 	return 0
 }
 
@@ -161,7 +161,7 @@ func (c *cli) listRuns(dir string) int {
 				ran++
 			}
 		}
-		fmt.Fprintf(c.stdout, "%4d  %s  %-11s  %3d nodes, %d ran  %s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), r.Status, len(r.Nodes), ran, r.End().Sub(r.Started).Round(time.Second))
+		fmt.Fprintf(c.stdout, "%4d  %s  %-11s  %3d nodes, %d ran  %s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), r.Label(), len(r.Nodes), ran, r.End().Sub(r.Started).Round(time.Second))
 	}
 	return 0
 }

@@ -169,12 +169,16 @@ func TestReportInBrowser(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("kiln report: exit %d\n%s", code, stderr)
 	}
-	if want := "Wrote " + out + ": run 1 (complete, 6 nodes).\n"; stdout != want {
+	// A run whose nodes failed is labelled failed, never complete.
+	if want := "Wrote " + out + ": run 1 (failed, 6 nodes).\n"; stdout != want {
 		t.Errorf("kiln report printed %q, want %q", stdout, want)
 	}
 	html, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), `<span class="status failed">failed</span>`) {
+		t.Errorf("the report's badge does not say the run failed")
 	}
 	// Log links are relative to the report's folder and lead to the logs.
 	if !regexp.MustCompile(`<a href="\.\./\.kiln/logs/exec\.train/[0-9T.]+Z-[0-9a-f]{12}\.log">log</a>`).Match(html) {

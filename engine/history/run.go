@@ -17,7 +17,10 @@ type Run struct {
 	Root        string           `json:"root"`              // the pipeline's folder
 	Parallelism int              `json:"parallelism,omitempty"`
 	Capacity    map[string]int64 `json:"capacity,omitempty"` // resource pools
-	Nodes       []*Node          `json:"nodes"`              // in dependency order
+	// Vars are the pipeline's variables as JSON, by name; a sensitive one
+	// is "(sensitive)", never its value.
+	Vars  map[string]string `json:"vars,omitempty"`
+	Nodes []*Node           `json:"nodes"` // in dependency order
 
 	// Set when the run is read back.
 	Ended  time.Time `json:"-"` // when the end was recorded; zero without one
@@ -112,4 +115,22 @@ func (r *Run) End() time.Time {
 		}
 	}
 	return t
+}
+
+// Failed is the label of a run that ended with nodes that failed: it did
+// not do what it was asked, though it ran to its end.
+const Failed Status = "failed"
+
+// Label is what a run is called in a list or a report: its Status, or
+// Failed when it ended (complete or interrupted) with a node that failed.
+func (r *Run) Label() Status {
+	if r.Status == Running {
+		return r.Status
+	}
+	for _, n := range r.Nodes {
+		if n.Outcome == "failed" {
+			return Failed
+		}
+	}
+	return r.Status
 }

@@ -56,7 +56,7 @@ func HTML(w io.Writer, o Options) error {
 
 func (m *model) header(b *strings.Builder) {
 	r := m.run
-	fmt.Fprintf(b, `<header><h1>kiln run %d <span class="status %s">%s</span></h1>`, r.ID, r.Status, r.Status)
+	fmt.Fprintf(b, `<header><h1>kiln run %d <span class="status %s">%s</span></h1>`, r.ID, r.Label(), r.Label())
 	took := m.end.Sub(m.start)
 	facts := []string{
 		"started " + r.Started.UTC().Format("2006-01-02 15:04:05 UTC"),
@@ -299,7 +299,7 @@ a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,"DejaVu Sans Mono",monospace;background:#f3f4f6;padding:1px 4px;border-radius:3px}
 .facts{margin:2px 0;color:var(--muted)}
 .status{font-size:12px;font-weight:600;padding:2px 8px;border-radius:10px;vertical-align:middle;background:#e5e7eb}
-.status.complete{background:#dcfce7;color:#14532d}.status.running{background:#dbeafe;color:#1e3a8a}.status.interrupted{background:#fee2e2;color:#7f1d1d}
+.status.complete{background:#dcfce7;color:#14532d}.status.running{background:#dbeafe;color:#1e3a8a}.status.interrupted,.status.failed{background:#fee2e2;color:#7f1d1d}
 .summary{list-style:none;padding:0;margin:10px 0 0;display:flex;flex-wrap:wrap;gap:6px 18px}
 nav{position:sticky;top:0;background:#fff;border-bottom:1px solid var(--line);padding:8px 0;margin-top:12px;z-index:1}nav a{margin-right:18px;font-weight:600}
 .hint{color:var(--muted);font-size:13px;font-weight:normal}

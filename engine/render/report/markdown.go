@@ -21,7 +21,7 @@ func Markdown(w io.Writer, o Options) error {
 	}
 	var b strings.Builder
 	r := m.run
-	fmt.Fprintf(&b, "## kiln run %d (%s)\n\n", r.ID, r.Status)
+	fmt.Fprintf(&b, "## kiln run %d (%s)\n\n", r.ID, r.Label())
 	took := "took " + durationText(m.end.Sub(m.start))
 	if r.Status == history.Running {
 		took = "running for " + durationText(m.end.Sub(m.start))
