@@ -7,15 +7,18 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/run/job"
 	"github.com/kilnbuild/kiln/engine/slurm"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -88,6 +91,7 @@ func RunJob(ctx context.Context, spec *job.Spec, kinds map[string]kind.Kind, log
 		return fail(err)
 	}
 	b.Env = plan.MergeEnv(b.Env, launch...)
+	defer forwardSignals(log)()
 	r, err := k.Build(ctx, b)
 	if err == nil && ctx.Err() != nil {
 		// The command exited 0 after kiln was told to stop (scancel, the
@@ -204,4 +208,29 @@ func lookupEnv(environ []string, name string) string {
 		}
 	}
 	return v
+}
+
+// forwarded are the signals a job's batch script passes on to the
+// command's process groups: what sbatch --signal=B:USR1@300 sends before
+// the time limit, for the command to write a checkpoint.
+var forwarded = []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2}
+
+// forwardSignals passes the forwarded signals kiln receives to every
+// process group it started; the returned function stops it.
+func forwardSignals(log io.Writer) (stop func()) {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, forwarded...)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-ch:
+				groups := proc.KillAll(sig.(syscall.Signal))
+				fmt.Fprintf(log, "kiln: passed %v to the command (process groups %v)\n", sig, groups)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
 }
