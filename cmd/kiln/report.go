@@ -20,6 +20,8 @@ type reportArgs struct {
 	out     string
 	format  string
 	list    bool
+	runs    int
+	smooth  float64
 }
 
 func reportFlags() (*flag.FlagSet, *reportArgs) {
@@ -30,13 +32,15 @@ func reportFlags() (*flag.FlagSet, *reportArgs) {
 	fs.StringVar(&a.out, "o", "", "write to this file (default: report.html for html, standard output for markdown; - for standard output)")
 	fs.StringVar(&a.format, "format", "html", "html (one self-contained page) or markdown (for a pull request)")
 	fs.BoolVar(&a.list, "list", false, "list the recorded runs")
+	fs.IntVar(&a.runs, "runs", 0, "add a runs table and compare the last N runs up to this one on charts labelled by what differs (learning_rate=0.002)")
+	fs.Float64Var(&a.smooth, "smooth", 0, "with -runs, draw the compared curves as an exponential moving average of this weight, 0 to 0.99")
 	return fs, a
 }
 
 func init() {
 	flagSets["report"] = func() *flag.FlagSet { fs, _ := reportFlags(); return fs }
 	register(&command{name: "report", summary: "show what a run did: timeline, nodes, graph, metric curves",
-		usage: "kiln report [-run ID] [-compare RUN] [-o report.html] [-format markdown] [PATH]\nkiln report -list [PATH]", run: runReport})
+		usage: "kiln report [-run ID] [-compare RUN] [-runs N [-smooth W]] [-o report.html] [-format markdown] [PATH]\nkiln report -list [PATH]", run: runReport})
 }
 
 func runReport(c *cli, args []string) int {
@@ -67,7 +71,17 @@ func runReport(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "kiln report:", err)
 		return 1
 	}
-	o := report.Options{Run: r, Now: time.Now()}
+	o := report.Options{Run: r, Now: time.Now(), Smooth: a.smooth}
+	if a.runs < 0 || a.smooth < 0 || a.smooth >= 1 {
+		fmt.Fprintln(c.stderr, "kiln report: -runs takes a number of runs, 1 or more, and -smooth a weight from 0 to 0.99")
+		return 1
+	}
+	if a.runs > 0 {
+		if o.Runs, err = sweepRuns(dir, r.ID, a.runs); err != nil {
+			fmt.Fprintln(c.stderr, "kiln report:", err)
+			return 1
+		}
+	}
 	if a.compare != "" {
 		cid := 0
 		if a.compare == "prev" {

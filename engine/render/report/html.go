@@ -25,7 +25,11 @@ func HTML(w io.Writer, o Options) error {
 	fmt.Fprintf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"+
 		"<meta name=\"generator\" content=\"kiln %s\"><title>%s</title><style>%s</style></head><body>\n", esc(r.Version), esc(title), stylesheet())
 	m.header(&b)
-	b.WriteString(`<nav><a href="#timeline">Timeline</a><a href="#nodes">Nodes</a><a href="#graph">Graph</a><a href="#metrics">Metrics</a></nav>`)
+	b.WriteString(`<nav><a href="#timeline">Timeline</a><a href="#nodes">Nodes</a><a href="#graph">Graph</a><a href="#metrics">Metrics</a>`)
+	if len(o.Runs) > 0 {
+		b.WriteString(`<a href="#runs">Runs</a>`)
+	}
+	b.WriteString(`</nav>`)
 
 	b.WriteString("\n<section id=\"timeline\"><h2>Timeline</h2>")
 	b.WriteString(`<p class="hint">Each bar is a node's run, coloured by its action, from when its command began to when it ended; before it, hatched, the time it waited for a slot or resources after its dependencies finished, and lighter, its turn before its command began. <b>Outlined</b>: the critical path, the chain that decided when the run ended.</p>`)
@@ -49,7 +53,16 @@ func HTML(w io.Writer, o Options) error {
 	m.dag(&b)
 	b.WriteString("</div></section>\n<section id=\"metrics\"><h2>Metrics</h2>")
 	m.metricsSection(&b)
-	b.WriteString("</section>\n</body></html>\n")
+	b.WriteString("</section>\n")
+	if len(o.Runs) > 0 {
+		b.WriteString("<section id=\"runs\"><h2>Runs</h2>")
+		m.runsSection(&b)
+		if err := m.sweepSection(&b); err != nil {
+			return err
+		}
+		b.WriteString("</section>\n")
+	}
+	b.WriteString("</body></html>\n")
 	_, err = io.WriteString(w, b.String())
 	return err
 }
@@ -264,7 +277,7 @@ func lastText(run, cmp []metrics.Point, cmpID int) string {
 // stylesheet is the page's CSS, with the class colours of engine/graph.
 func stylesheet() string {
 	var b strings.Builder
-	b.WriteString(baseCSS)
+	b.WriteString(baseCSS + sweepCSS)
 	for _, c := range classOrder {
 		style := palette.Class(c)
 		if c == "pending" {

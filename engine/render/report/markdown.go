@@ -110,6 +110,9 @@ func Markdown(w io.Writer, o Options) error {
 			b.WriteString("\n")
 		}
 	}
+	if len(o.Runs) > 0 {
+		sweepMarkdown(&b, o.Runs)
+	}
 	_, err = io.WriteString(w, b.String())
 	return err
 }

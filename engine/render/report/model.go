@@ -29,6 +29,11 @@ type Options struct {
 	// LogDir is the folder the output goes to: log links are relative to it.
 	// Empty writes the logs' paths relative to the pipeline's folder.
 	LogDir string
+	// Runs, when set, are listed in a runs table and compared on charts
+	// labelled by what differs (sweep.go); Smooth is the weight of the
+	// exponential moving average their curves are drawn with (0: none).
+	Runs   []SweepRun
+	Smooth float64
 }
 
 // row is one node as the views show it.
