@@ -18,6 +18,12 @@
 // slurmdbd sacct does not answer; a job that neither knows is reported with
 // State Unknown and the caller decides from what the job itself wrote.
 //
+// Inside a job, JobEnv and Launch are what kiln gives the command: srun
+// steps that inherit its environment (SLURM_EXPORT_ENV=ALL, where
+// --export=NONE would leave them none), KILN_CPUS as Slurm gave them, the
+// job's nodes, and the batch host's address and a free port for a
+// launcher; Steps and WaitSteps tell when the steps it left have ended.
+//
 // Jobs are submitted with --no-requeue: Slurm never reruns a job behind
 // kiln's back; the caller resubmits after NODE_FAIL or PREEMPTED as it is
 // configured to, and journals the new job id.
