@@ -5,6 +5,8 @@
 #
 # Environment:
 #   NODES=50      trivial nodes for the Slurm overhead
+#   ARRAY=200     jobs submitted one by one and as one array, for the submission cost
+#   PARTS=slurm,submit,cache   which measurements to run
 #   FILES=200     files of the cache tree
 #   MB=10         megabytes per file (200 x 10 MB = 2 GB)
 #   REPS=3        pulls measured (the median is reported)
@@ -13,6 +15,8 @@
 set -euo pipefail
 
 NODES=${NODES:-50}
+ARRAY=${ARRAY:-200}
+PARTS=${PARTS:-slurm,submit,cache}
 FILES=${FILES:-200}
 MB=${MB:-10}
 REPS=${REPS:-3}
@@ -34,6 +38,9 @@ now() { echo "${EPOCHREALTIME/./}"; } # microseconds
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 ms() { awk -v us="$1" 'BEGIN {printf "%.0f", us/1000}'; }
 
+part() { case ",$PARTS," in *",$1,"*) return 0 ;; esac; return 1; }
+local_ms=0 slurm_ms=0 t0=0 t1=0 t2=0 t3=0 bytes=0 kiln_us=1 curl_us=1 single_us=0 array_us=0
+
 # ------------------------------------------------------------ Slurm overhead
 # NODES independent trivial nodes, once on the local executor and once as
 # Slurm jobs one at a time (-jobs 1), so each node's time is submit → start
@@ -53,6 +60,7 @@ slurm_pipeline() {
 node_times() { # apply output -> one duration in ms per built node
 	grep -oE 'built in [0-9.]+(ms|s)' "$1" | awk '{v=$3; if (v ~ /ms$/) {sub(/ms/,"",v); print v} else {sub(/s/,"",v); print v*1000}}'
 }
+if part slurm; then
 slurm_pipeline "$OUT/local" local
 slurm_pipeline "$OUT/slurm" slurm
 "$BIN/kiln" apply -parallelism 1 "$OUT/local" >"$OUT/local.txt"
@@ -67,8 +75,31 @@ rm -rf "$OUT/slurm/.kiln"
 t2=$(now)
 "$BIN/kiln" apply -jobs "$NODES" "$OUT/slurm" >"$OUT/slurm-all.txt"
 t3=$(now)
+fi
+
+# ------------------------------------------------------------ submission
+# ARRAY jobs submitted with one sbatch each, as kiln submits a fan-out
+# today, against the same jobs as one sbatch --array: the submission
+# alone (the jobs are held, then cancelled, so none runs).
+if part submit; then
+	d=$OUT/submit
+	mkdir -p "$d"
+	printf '#!/bin/sh\ntrue\n' >"$d/job.sh"
+	t=$(now)
+	for i in $(seq "$ARRAY"); do
+		sbatch --parsable --hold --no-requeue --export=NONE -o /dev/null -J kiln-bench-one "$d/job.sh" >>"$d/ids"
+	done
+	single_us=$(($(now) - t))
+	scancel $(cut -d';' -f1 "$d/ids")
+	t=$(now)
+	sbatch --parsable --hold --no-requeue --export=NONE -o /dev/null -J kiln-bench-array --array="0-$((ARRAY - 1))" "$d/job.sh" >"$d/array"
+	array_us=$(($(now) - t))
+	scancel "$(cut -d';' -f1 "$d/array")"
+	[ "$(wc -l <"$d/ids")" = "$ARRAY" ] || die "not every job was submitted: see $d/ids"
+fi
 
 # ------------------------------------------------------------ cache pull
+if part cache; then
 # A tree of FILES random files of MB megabytes, built once and pushed to a
 # local nginx; then pulled by kiln into a fresh pipeline folder (plan, pull,
 # verify, link: a whole `kiln apply`), and the same blobs fetched by curl,
@@ -111,15 +142,26 @@ for r in $(seq "$REPS"); do
 done
 kiln_us=$(median <"$OUT/kiln-pull.us")
 curl_us=$(median <"$OUT/curl-pull.us")
+fi
 
 awk -v n="$NODES" -v l="$local_ms" -v s="$slurm_ms" -v seq_us=$((t1 - t0)) -v all_us=$((t3 - t2)) \
-	-v b="$bytes" -v k="$kiln_us" -v c="$curl_us" -v files="$FILES" -v par="$PAR" 'BEGIN {
+	-v b="$bytes" -v k="$kiln_us" -v c="$curl_us" -v files="$FILES" -v par="$PAR" \
+	-v parts=",$PARTS," -v an="$ARRAY" -v one_us="$single_us" -v arr_us="$array_us" 'BEGIN {
+	if (index(parts, ",slurm,")) {
 	printf "Slurm executor, %d trivial nodes (median per node, submit → linked)\n", n
 	printf "  local executor          %8.0f ms\n", l
 	printf "  Slurm, one job at a time %7.0f ms   (overhead %.0f ms per node)\n", s, s - l
 	printf "  Slurm, all %d at once    %7.1f s for the set (%.2f s in sequence)\n", n, all_us/1e6, seq_us/1e6
+	}
+	if (index(parts, ",submit,")) {
+	printf "Submitting %d jobs (sbatch alone, held, none run)\n", an
+	printf "  one sbatch per job      %8.2f s   (%.1f ms per job)\n", one_us/1e6, one_us/1e3/an
+	printf "  one sbatch --array      %8.3f s   (%.0fx less)\n", arr_us/1e6, one_us/arr_us
+	}
+	if (index(parts, ",cache,")) {
 	printf "Remote cache pull, %d files, %.2f GB (median of pulls)\n", files, b/1e9
 	printf "  kiln apply (pull, verify, link) %6.2f s  %7.0f MB/s\n", k/1e6, b/1e6/(k/1e6)
 	printf "  curl, %d in parallel            %6.2f s  %7.0f MB/s\n", par, c/1e6, b/1e6/(c/1e6)
 	printf "  kiln / curl rate: %.0f %% (target: 50 %% or more)\n", 100*c/k
+	}
 }' | tee "$OUT/results.txt"
