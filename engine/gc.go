@@ -155,6 +155,7 @@ func collect(s *state.State, store *state.Store, w *state.Writer, o GCOptions) (
 	}
 	young := map[string]bool{} // earlier results kept
 	history := s.SortedHistory()
+	o.Keep = keepBelow(history, o.Keep, currentDigests(s))
 	keptHistory := keepHistory(history, inUse, store, o, rep)
 	for _, h := range history {
 		k, ok := keptHistory[h.Entry]
