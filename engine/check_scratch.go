@@ -8,6 +8,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
@@ -134,7 +135,7 @@ func (w *Workspace) scratchResult(sw *Workspace, r run.CheckResult, nr run.NodeR
 			r.Err = fmt.Errorf("%s", nr.Outcome)
 		}
 	case rec.Key != locked.Key:
-		r.Reason = fmt.Sprintf("kiln.lock.hcl records another key (%s; built here %s): the pipeline, its inputs or its pins changed since the lock was written", short(locked.Key), short(rec.Key))
+		r.Reason = fmt.Sprintf("kiln.lock.hcl records another key (%s; built here %s): the pipeline, its inputs or its pins changed since the lock was written", human.Short(locked.Key), human.Short(rec.Key))
 	default:
 		r.Got = rec.Digest
 		r.Status = run.Reproduced
@@ -179,11 +180,4 @@ func (w *Workspace) filesDiffering(want, got string) []string {
 		}
 	}
 	return nil
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

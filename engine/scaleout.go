@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/kilnbuild/kiln/engine/run"
@@ -127,7 +128,7 @@ func (w *Workspace) annotateCache(ctx context.Context, pl *plan.Plan, o run.Cach
 			continue // apply takes only results that are their folder
 		}
 		if m := w.decider.Mismatch(d.Node, d.Key, rec.Digest); m != nil {
-			refused = append(refused, fmt.Sprintf("%s: the cache's result has digest %s, but kiln.lock.hcl records %s under the same key; apply builds it here", d.Node.Addr, short(rec.Digest), short(m.Locked)))
+			refused = append(refused, fmt.Sprintf("%s: the cache's result has digest %s, but kiln.lock.hcl records %s under the same key; apply builds it here", d.Node.Addr, human.Short(rec.Digest), human.Short(m.Locked)))
 			continue
 		}
 		d.Action = plan.Fetch

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/run/job"
@@ -43,13 +44,6 @@ func runJob(c *cli, args []string) int {
 		}
 		return 1
 	}
-	fmt.Fprintf(c.stdout, "kiln job run: %s done on %s, digest %s\n", spec.Addr, res.Host, shortDigest(res.Digest))
+	fmt.Fprintf(c.stdout, "kiln job run: %s done on %s, digest %s\n", spec.Addr, res.Host, human.Short(res.Digest))
 	return 0
-}
-
-func shortDigest(d string) string {
-	if len(d) > 12 {
-		return d[:12]
-	}
-	return d
 }

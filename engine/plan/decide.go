@@ -11,6 +11,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/sandbox"
@@ -474,7 +475,7 @@ func (d *Decider) resultDrift(ctx context.Context, dec *Decision) string {
 		return err.Error()
 	}
 	if got != rec.Digest {
-		return "digest " + short(rec.Digest) + " → " + short(got)
+		return "digest " + human.Short(rec.Digest) + " → " + human.Short(got)
 	}
 	return ""
 }
@@ -496,13 +497,6 @@ func nodeError(n *config.Node, summary, detail string) *hcl.Diagnostic {
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
 	return s
 }
 

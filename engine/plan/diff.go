@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // SplitKeyLine splits a key line into its label, subject and value. Labels with a
@@ -106,7 +107,7 @@ func DiffKeyLines(old, cur []string) []Reason {
 		case "attr":
 			r = Reason{Kind: ReasonAttribute, Subject: subject, Old: Clip(before[id]), New: "(unset)"}
 		case "read":
-			r = Reason{Kind: ReasonFileRead, Subject: subject, Old: short(before[id])}
+			r = Reason{Kind: ReasonFileRead, Subject: subject, Old: human.Short(before[id])}
 		case "pin":
 			r = Reason{Kind: ReasonPin, Subject: subject, Old: before[id], New: "(none)"}
 		case "program":
@@ -131,26 +132,26 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 		if !existed {
 			return Reason{Kind: ReasonInputAdded, Subject: subject}
 		}
-		return Reason{Kind: ReasonInput, Subject: subject, Old: short(old), New: short(cur)}
+		return Reason{Kind: ReasonInput, Subject: subject, Old: human.Short(old), New: human.Short(cur)}
 	case "dep":
 		if !existed {
 			return Reason{Kind: ReasonUpstreamAdded, Subject: subject}
 		}
-		return Reason{Kind: ReasonUpstream, Subject: subject, Old: short(old), New: short(cur)}
+		return Reason{Kind: ReasonUpstream, Subject: subject, Old: human.Short(old), New: human.Short(cur)}
 	case "from":
 		if !existed {
-			return Reason{Kind: ReasonFrom, Subject: subject, New: short(cur)}
+			return Reason{Kind: ReasonFrom, Subject: subject, New: human.Short(cur)}
 		}
-		return Reason{Kind: ReasonFrom, Subject: subject, Old: short(old), New: short(cur)}
+		return Reason{Kind: ReasonFrom, Subject: subject, Old: human.Short(old), New: human.Short(cur)}
 	case "fact":
 		return Reason{Kind: ReasonFact, Subject: subject, Old: old, New: cur}
 	case "env":
 		return Reason{Kind: ReasonEnv, Subject: subject}
 	case "read":
 		if !existed {
-			return Reason{Kind: ReasonFileRead, Subject: subject, New: short(cur)}
+			return Reason{Kind: ReasonFileRead, Subject: subject, New: human.Short(cur)}
 		}
-		return Reason{Kind: ReasonFileRead, Subject: subject, Old: short(old), New: short(cur)}
+		return Reason{Kind: ReasonFileRead, Subject: subject, Old: human.Short(old), New: human.Short(cur)}
 	case "pin":
 		if !existed {
 			old = "(none)"
@@ -182,7 +183,7 @@ func programText(v string) string {
 	if !ok {
 		return UnescapeSubject(path)
 	}
-	return UnescapeSubject(path) + " (" + short(digest) + ")"
+	return UnescapeSubject(path) + " (" + human.Short(digest) + ")"
 }
 
 // maxValue is the longest attribute value a reason shows whole.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -45,7 +46,7 @@ func TestUpstreamEntersKeyByDigest(t *testing.T) {
 	if key == baseKey {
 		t.Errorf("a new upstream digest left the key as it was")
 	}
-	if diff := cmp.Diff([]Reason{{Kind: "upstream", Subject: "exec.a", Old: short(d1), New: short(d2)}}, DiffKeyLines(base, changed)); diff != "" {
+	if diff := cmp.Diff([]Reason{{Kind: "upstream", Subject: "exec.a", Old: human.Short(d1), New: human.Short(d2)}}, DiffKeyLines(base, changed)); diff != "" {
 		t.Errorf("reasons (-want +got):\n%s", diff)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"hash"
 	"io"
 	"net/http"
+
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // maxRecord bounds a record's size in bytes (maxFiles bounds its entries);
@@ -35,11 +37,11 @@ func (c *Client) Lookup(ctx context.Context, key string) (*Record, error) {
 		return nil, err
 	}
 	if err := r.Check(key); err != nil {
-		return nil, fmt.Errorf("the cache's record of %s is invalid: %w", short(key), err)
+		return nil, fmt.Errorf("the cache's record of %s is invalid: %w", human.Short(key), err)
 	}
 	if r.entry != nil {
 		if err := r.entry.agrees(r); err != nil {
-			return nil, fmt.Errorf("the cache's record of %s is invalid: %w", short(key), err)
+			return nil, fmt.Errorf("the cache's record of %s is invalid: %w", human.Short(key), err)
 		}
 	}
 	return r, nil
@@ -56,7 +58,7 @@ func (c *Client) Summary(ctx context.Context, key string) (*Record, error) {
 		return nil, err
 	}
 	if r.Format != Format || r.Key != key {
-		return nil, fmt.Errorf("the cache's record of %s is invalid: format %q, key %s", short(key), r.Format, short(r.Key))
+		return nil, fmt.Errorf("the cache's record of %s is invalid: format %q, key %s", human.Short(key), r.Format, human.Short(r.Key))
 	}
 	return r, nil
 }

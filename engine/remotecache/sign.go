@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // Keys are written in the layout of Nix's binary cache keys (its
@@ -161,7 +162,7 @@ type UntrustedError struct {
 }
 
 func (e *UntrustedError) Error() string {
-	return fmt.Sprintf("the cache's record of %s is not trusted: %s", short(e.Key), e.Reason)
+	return fmt.Sprintf("the cache's record of %s is not trusted: %s", human.Short(e.Key), e.Reason)
 }
 
 // Verify returns the name of the first key of trusted that signed r, or
@@ -211,11 +212,4 @@ func names(keys []PublicKey) string {
 		out = append(out, k.Name)
 	}
 	return strings.Join(out, " or ")
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

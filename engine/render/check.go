@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/run"
 )
 
@@ -35,13 +36,13 @@ func checkResult(w io.Writer, r run.CheckResult) {
 		if r.InScratch {
 			where = "; built in scratch"
 		}
-		fmt.Fprintf(w, "%s: reproduced (digest %s, as in %s%s)\n", r.Addr, short12(r.Got), r.Against, where)
+		fmt.Fprintf(w, "%s: reproduced (digest %s, as in %s%s)\n", r.Addr, human.Short(r.Got), r.Against, where)
 	case run.Mismatch, run.NotDeterministic:
 		note := ""
 		if r.Status == run.NotDeterministic {
 			note = " (deterministic = false: reported, not failed)"
 		}
-		fmt.Fprintf(w, "%s: %s: digest %s in %s, rebuilt %s%s\n", r.Addr, r.Status, short12(r.Want), r.Against, short12(r.Got), note)
+		fmt.Fprintf(w, "%s: %s: digest %s in %s, rebuilt %s%s\n", r.Addr, r.Status, human.Short(r.Want), r.Against, human.Short(r.Got), note)
 		for _, f := range r.Files {
 			fmt.Fprintf(w, "    differs: %s\n", f)
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/run"
@@ -74,7 +75,7 @@ func LockMismatches(w io.Writer, res *run.Result) {
 		if m == nil {
 			continue
 		}
-		fmt.Fprintf(w, "kiln apply: warning: %s was built with the key kiln.lock.hcl records, but its digest differs: %s in kiln.lock.hcl, %s now; the build does not reproduce the lock (-strict makes this an error)\n", n.Addr, short12(m.Locked), short12(m.Built))
+		fmt.Fprintf(w, "kiln apply: warning: %s was built with the key kiln.lock.hcl records, but its digest differs: %s in kiln.lock.hcl, %s now; the build does not reproduce the lock (-strict makes this an error)\n", n.Addr, human.Short(m.Locked), human.Short(m.Built))
 		for _, f := range m.Files {
 			fmt.Fprintf(w, "    differs: %s\n", f)
 		}

@@ -75,7 +75,7 @@ func gcName(key, entry string) string {
 	if key == "" {
 		return entry
 	}
-	return short12(key)
+	return human.Short(key)
 }
 
 // Recovered says what kiln found of an apply that died and what it did

@@ -83,7 +83,7 @@ func PlanText(w io.Writer, m *PlanJSON, c Colors) {
 func writeMismatches(w io.Writer, m *PlanJSON, c Colors) {
 	for _, ch := range m.Changes {
 		if lm := ch.LockMismatch; lm != nil {
-			fmt.Fprintf(w, "\n%s\n", c.action("!")("warning: %s: built with the key kiln.lock.hcl records, but the digest differs: %s in kiln.lock.hcl, %s here", ch.Address, short12(lm.Locked), short12(lm.Built)))
+			fmt.Fprintf(w, "\n%s\n", c.action("!")("warning: %s: built with the key kiln.lock.hcl records, but the digest differs: %s in kiln.lock.hcl, %s here", ch.Address, human.Short(lm.Locked), human.Short(lm.Built)))
 		}
 	}
 }
@@ -118,13 +118,6 @@ func writeDevices(w io.Writer, m *PlanJSON, c Colors) {
 			fmt.Fprintf(w, "  %s\n", c.action("!")("%s", e.Message))
 		}
 	}
-}
-
-func short12(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 // writeTemps names the up-to-date temp nodes whose results were removed.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -24,7 +25,7 @@ func Record(w io.Writer, r *state.Record) {
 		segments(w, "segment", r.Segments)
 	}
 	for _, o := range r.Outputs {
-		fmt.Fprintf(w, "  output   %s %s\n", o.Path, shortHex(o.Digest))
+		fmt.Fprintf(w, "  output   %s %s\n", o.Path, human.Short(o.Digest))
 	}
 	if len(r.Resources) > 0 {
 		fmt.Fprintf(w, "  resources %v\n", r.Resources)
@@ -56,13 +57,6 @@ func Record(w io.Writer, r *state.Record) {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
-}
-
-func shortHex(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 func oneLine(s string, max int) string {

@@ -163,7 +163,7 @@ func mdRevision(r review.Revision) string {
 		return "the " + review.WorkingTreeName
 	}
 	if r.NamedByCommit() {
-		return MarkdownCode(short12(r.Commit))
+		return MarkdownCode(human.Short(r.Commit))
 	}
-	return MarkdownCode(r.Name) + " (" + MarkdownCode(short12(r.Commit)) + ")"
+	return MarkdownCode(r.Name) + " (" + MarkdownCode(human.Short(r.Commit)) + ")"
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -31,7 +32,7 @@ func StateList(w io.Writer, records []*state.Record) {
 		if !r.Started.IsZero() {
 			when = r.Started.Local().Format(time.DateTime)
 		}
-		digest := short12(r.Digest)
+		digest := human.Short(r.Digest)
 		if digest == "" {
 			digest = "-"
 		}

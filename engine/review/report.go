@@ -3,6 +3,7 @@ package review
 import (
 	"strings"
 
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/plan"
 )
 
@@ -57,9 +58,9 @@ func (r Revision) Label() string {
 		return "the " + WorkingTreeName
 	}
 	if r.NamedByCommit() {
-		return shortCommit(r.Commit)
+		return human.Short(r.Commit)
 	}
-	return r.Name + " (" + shortCommit(r.Commit) + ")"
+	return r.Name + " (" + human.Short(r.Commit) + ")"
 }
 
 // NamedByCommit reports whether the name is the commit id or a prefix of

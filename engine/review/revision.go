@@ -12,6 +12,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // ErrUnknownRevision is a revision that names no commit of the repository.
@@ -77,11 +79,11 @@ func (r *repository) materialise(ctx context.Context, commit, dir string) error 
 	switch {
 	case waitErr != nil && msg != "":
 		// git's own message explains a truncated archive better.
-		return fmt.Errorf("git archive %s: %s", shortCommit(commit), msg)
+		return fmt.Errorf("git archive %s: %s", human.Short(commit), msg)
 	case extractErr != nil:
-		return fmt.Errorf("extracting commit %s: %w", shortCommit(commit), extractErr)
+		return fmt.Errorf("extracting commit %s: %w", human.Short(commit), extractErr)
 	case waitErr != nil:
-		return fmt.Errorf("git archive %s: %w", shortCommit(commit), waitErr)
+		return fmt.Errorf("git archive %s: %w", human.Short(commit), waitErr)
 	}
 	return nil
 }
@@ -166,12 +168,4 @@ func gitCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
 	return cmd
-}
-
-// shortCommit is the first 12 characters of a commit id.
-func shortCommit(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
 }

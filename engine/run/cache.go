@@ -11,6 +11,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/remotecache"
@@ -259,7 +260,7 @@ func (a *Applier) fetch(ctx context.Context, dec *plan.Decision) (NodeResult, bo
 		// As a local build that does not reproduce the lock would be, but
 		// a result from elsewhere is never taken over the lock: built here,
 		// where it is checked again.
-		a.note(n.Addr, fmt.Sprintf("remote cache: its result has digest %s, but kiln.lock.hcl records %s under the same key; not linked, building here", short(rec.Digest), short(m.Locked)))
+		a.note(n.Addr, fmt.Sprintf("remote cache: its result has digest %s, but kiln.lock.hcl records %s under the same key; not linked, building here", human.Short(rec.Digest), human.Short(m.Locked)))
 		return res, false
 	}
 	st := d.Store

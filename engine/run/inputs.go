@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/plan"
 )
 
@@ -48,7 +49,7 @@ func watchInputs(root string, dec *plan.Decision, stat *hash.StatCache) (*inputW
 	for i, in := range dec.Inputs {
 		dg, err := inputDigest(dec, i, absPath(root, in[0]), stat)
 		if err != nil || dg != in[1] {
-			return nil, fmt.Errorf("input %s changed after kiln computed the key of %s (%s → %s); run kiln apply again", in[0], dec.Node.Addr, short(in[1]), short(dg))
+			return nil, fmt.Errorf("input %s changed after kiln computed the key of %s (%s → %s); run kiln apply again", in[0], dec.Node.Addr, human.Short(in[1]), human.Short(dg))
 		}
 	}
 	for _, in := range dec.Inputs[:dec.InputCount] {
@@ -71,7 +72,7 @@ func (w *inputWatch) check() error {
 		}
 		if w.racy[i] {
 			if dg, err := inputDigest(w.dec, i, p, nil); err != nil || dg != in[1] {
-				return fmt.Errorf("input %s was written while %s ran (%s → %s): its result is not recorded; run kiln apply again", in[0], a, short(in[1]), short(dg))
+				return fmt.Errorf("input %s was written while %s ran (%s → %s): its result is not recorded; run kiln apply again", in[0], a, human.Short(in[1]), human.Short(dg))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -17,7 +18,7 @@ type LockMismatchError struct {
 }
 
 func (e *LockMismatchError) Error() string {
-	msg := fmt.Sprintf("%s: its digest differs from kiln.lock.hcl under the same key (%s locked, %s built)", e.Addr, short(e.Locked), short(e.Built))
+	msg := fmt.Sprintf("%s: its digest differs from kiln.lock.hcl under the same key (%s locked, %s built)", e.Addr, human.Short(e.Locked), human.Short(e.Built))
 	if len(e.Files) > 0 {
 		msg += fmt.Sprintf("; files that differ: %v", e.Files)
 	}
@@ -56,11 +57,4 @@ func lockedFilesDiffering(st *state.State, store *state.Store, want, dir string)
 		}
 	}
 	return nil
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
