@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,7 +171,7 @@ func quickConfigDigest(files []string, o Options, digest func(path string) (hash
 		}
 		lines = append(lines, "varfile "+f+" "+d.String())
 	}
-	for _, k := range sortedNames(o.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(o.Vars)) {
 		lines = append(lines, "var "+k+" "+hash.Bytes([]byte(o.Vars[k])).String())
 	}
 	var env []string
@@ -623,7 +624,7 @@ func (w *Workspace) quickCert(why *whyNot) (*quickCert, bool) {
 		}
 		c.Nodes = append(c.Nodes, qn)
 	}
-	for _, k := range sortedNames(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		c.Env = append(c.Env, quickFile{Path: k, Digest: env[k]})
 	}
 	return c, true

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -415,7 +416,7 @@ func (w *Workspace) ConfigDigest() string {
 	if b, err := os.ReadFile(lockfile.Path(w.pipeline.Root)); err == nil {
 		lines = append(lines, "lock "+hash.Bytes(b).String())
 	}
-	for _, name := range sortedNames(w.pipeline.Variables) {
+	for _, name := range slices.Sorted(maps.Keys(w.pipeline.Variables)) {
 		v := w.pipeline.Variables[name]
 		lines = append(lines, "var "+name+" "+hash.Bytes([]byte(v.Value.GoString())).String())
 	}
@@ -425,7 +426,7 @@ func (w *Workspace) ConfigDigest() string {
 // VarFlags returns the -var values the workspace was opened with.
 func (w *Workspace) VarFlags() []string {
 	var out []string
-	for _, k := range sortedNames(w.opts.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(w.opts.Vars)) {
 		out = append(out, k+"="+w.opts.Vars[k])
 	}
 	return out
@@ -433,15 +434,6 @@ func (w *Workspace) VarFlags() []string {
 
 // VarFiles returns the -var-file paths the workspace was opened with.
 func (w *Workspace) VarFiles() []string { return w.opts.VarFiles }
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // Pools are the resource pools of this machine for a plan or apply: the
 // -resource values (Options.Resources) over the pipeline's pool blocks over

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -458,7 +459,7 @@ func (unknownValues) NodeValue(addr.Node) (cty.Value, bool) { return cty.Dynamic
 // before anything runs, even for a local that only an output uses.
 func (p *Pipeline) CheckExpressions() hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	for _, name := range sortedKeys(p.Locals) {
+	for _, name := range slices.Sorted(maps.Keys(p.Locals)) {
 		_, d := p.localValues(&Block{locals: []string{name}}, unknownValues{}, newReads())
 		diags = append(diags, d...)
 	}

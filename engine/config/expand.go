@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -182,7 +183,7 @@ func thousands(n int) string {
 func (p *Pipeline) staticContext() *hcl.EvalContext {
 	ctx, _ := p.evalContext(nil, staticValues{p}, "", newReads())
 	locals := map[string]cty.Value{}
-	for _, name := range sortedKeys(p.Locals) {
+	for _, name := range slices.Sorted(maps.Keys(p.Locals)) {
 		if len(p.Locals[name].nodes) > 0 {
 			continue
 		}
@@ -475,7 +476,7 @@ func (r *metaReader) numbers() {
 	if v, ok := r.get("resources", cty.Map(cty.Number)); ok {
 		n.Meta.Resources = map[string]int64{}
 		m := v.AsValueMap()
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			i, whole := wholeNumber(m[k], 0, MaxResource)
 			if !whole {
 				r.fail(meta["resources"], "Invalid resources", fmt.Sprintf("resources.%s = %s: an amount is a whole number from 0 to %d.", k, numberText(m[k]), int64(MaxResource)))

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -31,7 +32,7 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 		blocks[b.Addr()] = b
 	}
 	localRefs := map[string][]reference{}
-	for _, name := range sortedKeys(p.Locals) {
+	for _, name := range slices.Sorted(maps.Keys(p.Locals)) {
 		l := p.Locals[name]
 		refs, locals, _, d := p.scan(l.Expr.Variables(), blocks, false, nil)
 		diags = append(diags, d...)
@@ -132,13 +133,13 @@ func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNo
 		case "var":
 			if name, ok := attrStep(t, 1); ok {
 				if _, declared := p.Variables[name]; !declared {
-					diags = append(diags, missing("variable", "var."+name, human.Closest(name, sortedKeys(p.Variables)), "var.", rng))
+					diags = append(diags, missing("variable", "var."+name, human.Closest(name, slices.Sorted(maps.Keys(p.Variables))), "var.", rng))
 				}
 			}
 		case "local":
 			if name, ok := attrStep(t, 1); ok {
 				if _, declared := p.Locals[name]; !declared {
-					diags = append(diags, missing("local value", "local."+name, human.Closest(name, sortedKeys(p.Locals)), "local.", rng))
+					diags = append(diags, missing("local value", "local."+name, human.Closest(name, slices.Sorted(maps.Keys(p.Locals))), "local.", rng))
 				} else {
 					locals = append(locals, name)
 				}
@@ -314,7 +315,7 @@ func (p *Pipeline) localClosure(direct map[string][]reference) hcl.Diagnostics {
 		sort.Slice(l.nodes, func(i, j int) bool { return l.nodes[i].Less(l.nodes[j]) })
 		return l.nodes
 	}
-	for _, name := range sortedKeys(p.Locals) {
+	for _, name := range slices.Sorted(maps.Keys(p.Locals)) {
 		visit(name, nil)
 	}
 	return diags

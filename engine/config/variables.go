@@ -2,7 +2,8 @@ package config
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,7 +63,7 @@ func decodeVariable(b *hcl.Block) (*Variable, hcl.Diagnostics) {
 func (p *Pipeline) resolveVariables(o Options) hcl.Diagnostics {
 	settings, diags := p.variableSettings(o)
 	vals := map[string]cty.Value{}
-	for _, name := range sortedKeys(p.Variables) {
+	for _, name := range slices.Sorted(maps.Keys(p.Variables)) {
 		v := p.Variables[name]
 		val := v.Default
 		failed := false
@@ -103,7 +104,7 @@ func (p *Pipeline) resolveVariables(o Options) hcl.Diagnostics {
 	if diags.HasErrors() {
 		return diags
 	}
-	for _, name := range sortedKeys(p.Variables) {
+	for _, name := range slices.Sorted(maps.Keys(p.Variables)) {
 		diags = append(diags, p.validate(p.Variables[name])...)
 	}
 	return diags
@@ -162,7 +163,7 @@ func looksStructured(s string) bool {
 
 func (p *Pipeline) undeclared(name string, subject *hcl.Range, where string) *hcl.Diagnostic {
 	detail := fmt.Sprintf("A value for var.%s is %s, but the pipeline declares no such variable.", name, where)
-	if s := human.Closest(name, sortedKeys(p.Variables)); s != "" {
+	if s := human.Closest(name, slices.Sorted(maps.Keys(p.Variables))); s != "" {
 		detail += fmt.Sprintf(" Did you mean %q?", s)
 	}
 	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Undeclared variable", Detail: detail, Subject: subject}
@@ -193,13 +194,4 @@ func (p *Pipeline) validate(v *Variable) hcl.Diagnostics {
 			Detail: fmt.Sprintf("var.%s: %s", v.Name, text), Subject: val.rng.Ptr()})
 	}
 	return diags
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

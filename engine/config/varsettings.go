@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -57,7 +59,7 @@ func (p *Pipeline) variableSettings(o Options) (map[string][]setting, hcl.Diagno
 			fromEnv[strings.TrimPrefix(name, "KILN_VAR_")] = val
 		}
 	}
-	for _, full := range sortedKeys(fromEnv) {
+	for _, full := range slices.Sorted(maps.Keys(fromEnv)) {
 		name, path := p.splitVarName(full)
 		// The environment holds more than kiln's variables; only declared
 		// ones are read (a stray KILN_VAR_ is not an error).
@@ -68,12 +70,12 @@ func (p *Pipeline) variableSettings(o Options) (map[string][]setting, hcl.Diagno
 	for _, f := range o.VarFiles {
 		vals, d := readVarFile(f)
 		diags = append(diags, d...)
-		for _, name := range sortedKeys(vals) {
+		for _, name := range slices.Sorted(maps.Keys(vals)) {
 			v := vals[name]
 			add(setting{name: name, value: v.value, origin: "in " + f, subject: v.subject})
 		}
 	}
-	for _, full := range sortedKeys(o.Vars) {
+	for _, full := range slices.Sorted(maps.Keys(o.Vars)) {
 		name, path := p.splitVarName(full)
 		add(setting{name: name, path: path, value: rawValue(o.Vars[full], "-var "+full), origin: "given with -var", given: o.Vars[full]})
 	}

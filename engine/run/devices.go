@@ -33,7 +33,7 @@ func schedPools(pools pool.Set) (map[string]int64, map[string]sched.Devices) {
 // devices it holds, one per pool with a variable, sorted by pool.
 func deviceEnv(held map[string][]int, pools pool.Set) []string {
 	var env []string
-	for _, name := range sortedKeys(held) {
+	for _, name := range slices.Sorted(maps.Keys(held)) {
 		if p := pools[name]; p != nil && p.Env != "" {
 			env = append(env, p.Env+"="+pool.IDs(held[name]).List())
 		}
@@ -49,8 +49,4 @@ func deviceLogLine(held map[string][]int, pools pool.Set) string {
 		line += " (" + strings.Join(env, " ") + ")"
 	}
 	return fmt.Sprintln(line)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/hash"
@@ -29,7 +31,7 @@ func (h *Host) Build(ctx context.Context, b *kind.Build) (*kind.Result, error) {
 	}
 	all := f.Map()
 	if b.Log != nil {
-		for _, k := range sortedKeys(all) {
+		for _, k := range slices.Sorted(maps.Keys(all)) {
 			fmt.Fprintf(b.Log, "%s = %s\n", k, all[k])
 		}
 	}

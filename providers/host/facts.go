@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -152,13 +151,4 @@ func (f *facts) exports() map[string]cty.Value {
 		"firmware": cty.StringVal(f.Firmware),
 		"arch":     cty.StringVal(f.Arch),
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,6 +2,7 @@ package pyenv
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -63,7 +64,7 @@ func driftReport(oldPython, newPython string, old, now []string) string {
 	}
 	oldBy, nowBy := byName(old), byName(now)
 	var added, removed, changed []string
-	for _, n := range sortedKeys(nowBy) {
+	for _, n := range slices.Sorted(maps.Keys(nowBy)) {
 		o, ok := oldBy[n]
 		switch {
 		case !ok:
@@ -72,7 +73,7 @@ func driftReport(oldPython, newPython string, old, now []string) string {
 			changed = append(changed, fmt.Sprintf("%s → %s", o, nowBy[n]))
 		}
 	}
-	for _, n := range sortedKeys(oldBy) {
+	for _, n := range slices.Sorted(maps.Keys(oldBy)) {
 		if _, ok := nowBy[n]; !ok {
 			removed = append(removed, oldBy[n])
 		}
@@ -102,13 +103,4 @@ func byName(entries []string) map[string]string {
 		m[entryName(e)] = e
 	}
 	return m
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/hash"
@@ -134,7 +135,7 @@ func changedVars(before, after map[string]string) map[string]string {
 func digest(version string, env map[string]string, dir string) string {
 	k := hash.NewKey()
 	k.Add("version", version)
-	for _, name := range sortedKeys(env) {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
 		v := env[name]
 		if dir != "" {
 			v = hash.ReplaceFolder(v, dir, "$KILN_OUT")
@@ -167,19 +168,10 @@ func EnvFromAttrs(attrs map[string]string) ([]string, error) {
 		return nil, fmt.Errorf("the toolchain record's captured environment is not a JSON object of strings: %w (rebuild the toolchain)", err)
 	}
 	out := make([]string, 0, len(env))
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		out = append(out, k+"="+env[k])
 	}
 	return out, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // shellQuote quotes s for bash with single quotes.

@@ -3,8 +3,10 @@ package toolchain
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -176,7 +178,7 @@ func TestEnvFromAttrs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, k := range sortedKeys(file) {
+	for _, k := range slices.Sorted(maps.Keys(file)) {
 		want = append(want, k+"="+file[k])
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -142,7 +142,7 @@ func newPoolTable(capacity map[string]int64, devices map[string]Devices) *poolTa
 	for name := range devices {
 		all[name] = true
 	}
-	t := &poolTable{names: sortedKeys(all), index: map[string]int{}}
+	t := &poolTable{names: slices.Sorted(maps.Keys(all)), index: map[string]int{}}
 	for i, name := range t.names {
 		t.index[name] = i
 		d, isDevices := devices[name]
@@ -260,8 +260,4 @@ func (t *poolTable) given(hs []held) map[string][]int {
 		out[t.names[h.pool]] = slices.Clone(h.given)
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

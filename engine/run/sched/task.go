@@ -3,6 +3,8 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 )
 
 // Task is one unit of work for Run: the tasks it waits for, the pool
@@ -106,7 +108,7 @@ func taskProblem(tasks []Task, i int, capacity map[string]int64) error {
 			return fmt.Errorf("task %d depends on task %d, which does not exist (there are %d tasks): %w", i, d, len(tasks), ErrInvalidTask)
 		}
 	}
-	for _, name := range sortedKeys(tasks[i].Resources) {
+	for _, name := range slices.Sorted(maps.Keys(tasks[i].Resources)) {
 		asked := tasks[i].Resources[name]
 		if asked < 0 {
 			return fmt.Errorf("task %d asks for %d %s; amounts must be zero or more: %w", i, asked, name, ErrInvalidTask)
