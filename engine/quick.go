@@ -683,12 +683,8 @@ func (w *Workspace) quickNodeOf(n *config.Node, env map[string]string, why *whyN
 		}
 	}
 	qn.Listing, _ = hash.ListFolder(w.store.RunPath(r.Entry))
-	for _, o := range r.Outputs {
-		op := o.Path
-		if !filepath.IsAbs(op) {
-			op = filepath.Join(p.Root, op)
-		}
-		qn.Outputs = append(qn.Outputs, op)
+	if len(r.Outputs) > 0 {
+		qn.Outputs = state.OutputPaths(p.Root, r.Outputs)
 	}
 	var keyFiles []quickFile
 	for _, l := range r.KeyLines {

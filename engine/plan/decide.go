@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -470,7 +469,7 @@ func (d *Decider) resultDrift(ctx context.Context, dec *Decision) string {
 	if rec.Attrs[AttrDigestBy] == "kind" {
 		return ""
 	}
-	got, _, err := OutputDigest(d.Store, d.Pipeline.Root, rec.Entry, outputPaths(d.Pipeline.Root, rec.Outputs), d.Stat)
+	got, _, err := OutputDigest(d.Store, d.Pipeline.Root, rec.Entry, state.OutputPaths(d.Pipeline.Root, rec.Outputs), d.Stat)
 	if err != nil {
 		return err.Error()
 	}
@@ -478,17 +477,6 @@ func (d *Decider) resultDrift(ctx context.Context, dec *Decision) string {
 		return "digest " + human.Short(rec.Digest) + " → " + human.Short(got)
 	}
 	return ""
-}
-
-func outputPaths(root string, outs []state.Output) []string {
-	paths := make([]string, len(outs))
-	for i, o := range outs {
-		paths[i] = o.Path
-		if !filepath.IsAbs(o.Path) {
-			paths[i] = filepath.Join(root, o.Path)
-		}
-	}
-	return paths
 }
 
 func nodeError(n *config.Node, summary, detail string) *hcl.Diagnostic {
@@ -583,6 +571,6 @@ func (d *Decider) restorable(r *state.Record) bool {
 	if len(r.Outputs) == 0 || r.Attrs[AttrDigestBy] == "kind" {
 		return true
 	}
-	got, _, err := OutputDigest(d.Store, d.Pipeline.Root, r.Entry, outputPaths(d.Pipeline.Root, r.Outputs), d.Stat)
+	got, _, err := OutputDigest(d.Store, d.Pipeline.Root, r.Entry, state.OutputPaths(d.Pipeline.Root, r.Outputs), d.Stat)
 	return err == nil && got == r.Digest
 }

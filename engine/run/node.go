@@ -88,7 +88,7 @@ func (a *Applier) restore(dec *plan.Decision) error {
 	stored := dec.Restore
 	st := a.Decider.Store
 	if stored.Attrs[plan.AttrDigestBy] != "kind" {
-		got, _, err := plan.OutputDigest(st, a.Decider.Pipeline.Root, stored.Entry, outputPaths(a.Decider.Pipeline.Root, stored.Outputs), a.Decider.Stat)
+		got, _, err := plan.OutputDigest(st, a.Decider.Pipeline.Root, stored.Entry, state.OutputPaths(a.Decider.Pipeline.Root, stored.Outputs), a.Decider.Stat)
 		if err != nil || got != stored.Digest {
 			return fmt.Errorf("stored result of %s changed", dec.Node.Addr)
 		}
@@ -552,18 +552,6 @@ func (a *Applier) recordFailure(dec *plan.Decision, err error, logPath, kept str
 		}
 	}
 	_ = a.Writer.Commit(&rec)
-}
-
-func outputPaths(root string, outs []state.Output) []string {
-	var paths []string
-	for _, o := range outs {
-		p := o.Path
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
-		paths = append(paths, p)
-	}
-	return paths
 }
 
 func relPath(root, p string) string {

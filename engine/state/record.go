@@ -2,6 +2,7 @@ package state
 
 import (
 	"maps"
+	"path/filepath"
 	"slices"
 	"time"
 )
@@ -11,6 +12,19 @@ import (
 type Output struct {
 	Path   string `json:"path"`
 	Digest string `json:"digest"`
+}
+
+// OutputPaths are the absolute paths of outs, a relative one taken from
+// the pipeline folder root.
+func OutputPaths(root string, outs []Output) []string {
+	paths := make([]string, len(outs))
+	for i, o := range outs {
+		paths[i] = o.Path
+		if !filepath.IsAbs(o.Path) {
+			paths[i] = filepath.Join(root, o.Path)
+		}
+	}
+	return paths
 }
 
 // Record is what kiln knows about one node.
