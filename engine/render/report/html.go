@@ -247,7 +247,8 @@ func (m *model) metricsSection(b *strings.Builder) {
 	cmpID := 0
 	if m.o.Compare != nil {
 		cmpID = m.o.Compare.ID
-		fmt.Fprintf(b, `<p class="legend"><span><svg width="22" height="10"><line class="curve run" x1="0" y1="5" x2="22" y2="5"/></svg>run %d</span><span><svg width="22" height="10"><line class="curve cmp" x1="0" y1="5" x2="22" y2="5"/></svg>run %d</span></p>`, m.run.ID, cmpID)
+		this, other := compareNames(m.run, m.o.Compare)
+		fmt.Fprintf(b, `<p class="legend"><span><svg width="22" height="10"><line class="curve run" x1="0" y1="5" x2="22" y2="5"/></svg>%s</span><span><svg width="22" height="10"><line class="curve cmp" x1="0" y1="5" x2="22" y2="5"/></svg>%s</span></p>`, esc(this), esc(other))
 	}
 	for _, c := range m.curves {
 		steps := c.run.Steps()

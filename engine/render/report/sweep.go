@@ -119,3 +119,25 @@ func smoothed(pts []metrics.Point, w float64) []metrics.Point {
 	}
 	return out
 }
+
+// compareNames name a run and the one compared with it by the variables
+// that differ between them: "run 8 · lr=0.002" and "run 7 · lr=0.001".
+func compareNames(a, b *history.Run) (string, string) {
+	an, bn := fmt.Sprintf("run %d", a.ID), fmt.Sprintf("run %d", b.ID)
+	names := map[string]bool{}
+	for k := range a.Vars {
+		names[k] = true
+	}
+	for k := range b.Vars {
+		names[k] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(names)) {
+		av, aok := a.Vars[k]
+		bv, bok := b.Vars[k]
+		if av != bv || aok != bok {
+			an += " · " + k + "=" + av
+			bn += " · " + k + "=" + bv
+		}
+	}
+	return an, bn
+}
