@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,5 +110,67 @@ func TestRunJobStoppedIsNotOK(t *testing.T) {
 	}
 	if !strings.Contains(res.Error, "interrupted") || !strings.Contains(res.Error, "stopped before it finished") {
 		t.Errorf("error %q, want the cause and that the run was stopped", res.Error)
+	}
+}
+
+// syncBuffer is a log that two waits may write at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A controller that does not answer is said once per job, though each poll
+// asks about another set of jobs: job 2 joins the polls while job 1 waits.
+func TestSlurmWaitSaysAnOutageOnce(t *testing.T) {
+	bin := t.TempDir()
+	ok := filepath.Join(bin, "answer")
+	squeue := "#!/bin/sh\nif [ -e " + ok + " ]; then echo '1|COMPLETED|None|vm|0|'; echo '2|COMPLETED|None|vm|0|'; exit 0; fi\n" +
+		"echo 'slurm_load_jobs error: Unable to contact slurm controller (connect failure)' >&2; exit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "squeue"), []byte(squeue), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	x := newSlurmExec(t.TempDir(), SlurmOptions{})
+	n := &config.Node{Addr: addr.Node{Kind: "exec", Name: "train"}}
+	logs := []*syncBuffer{{}, {}}
+	var wg sync.WaitGroup
+	wait := func(i int) {
+		defer wg.Done()
+		r := &slurmRun{exec: &config.Executor{Poll: 20 * time.Millisecond}, node: n, key: "k", log: logs[i]}
+		if _, err := x.wait(context.Background(), r, slurm.Job{ID: strconv.Itoa(i + 1), Dir: t.TempDir()}); err != nil {
+			t.Errorf("job %d: %v", i+1, err)
+		}
+	}
+	said := func(i int) int { return strings.Count(logs[i].String(), "(still waiting)") }
+	for i := range logs {
+		wg.Add(1)
+		go wait(i)
+		for give := time.Now().Add(time.Minute); said(i) == 0; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(give) {
+				t.Fatalf("job %d: no word of the outage after a minute:\n%s", i+1, logs[i].String())
+			}
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // polls of both jobs that fail
+	if err := os.WriteFile(ok, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i := range logs {
+		if n := said(i); n != 1 {
+			t.Errorf("job %d: the outage was said %d times, want once:\n%s", i+1, n, logs[i].String())
+		}
 	}
 }
