@@ -18,7 +18,12 @@ import (
 // are the run folders gc keeps anyway.
 func keepHistory(history []*state.Record, inUse map[string]bool, store *state.Store, o GCOptions, rep *GCReport) map[string]GCKept {
 	cutoff := time.Now().Add(-o.OlderThan)
-	made := func(h *state.Record) time.Time { return h.Started.Add(h.Duration) }
+	made := func(h *state.Record) time.Time { // a resumed result: when its last segment ended
+		if n := len(h.Segments); n > 0 {
+			return h.Segments[n-1].Started.Add(h.Segments[n-1].Duration)
+		}
+		return h.Started.Add(h.Duration)
+	}
 	young := func(h *state.Record) bool { return o.OlderThan > 0 && made(h).After(cutoff) }
 	var cands []*state.Record
 	for _, h := range history {
