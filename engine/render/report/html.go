@@ -91,6 +91,9 @@ func (m *model) header(b *strings.Builder) {
 	if r.Command != "" {
 		fmt.Fprintf(b, `<p class="facts"><code>%s</code></p>`, esc(r.Command))
 	}
+	if v := varsText(r); v != "" {
+		fmt.Fprintf(b, `<p class="facts vars">variables: %s</p>`, esc(v))
+	}
 	b.WriteString(`<ul class="summary">`)
 	fmt.Fprintf(b, `<li><b>%d</b> nodes</li>`, len(r.Nodes))
 	for _, o := range outcomeOrder {

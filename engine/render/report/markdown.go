@@ -44,6 +44,9 @@ func Markdown(w io.Writer, o Options) error {
 		facts = append(facts, human.Bytes(m.hashed)+" hashed")
 	}
 	b.WriteString(strings.Join(facts, " · ") + "\n\n")
+	if v := varsText(r); v != "" {
+		b.WriteString("Variables: " + render.MarkdownText(v) + "\n\n")
+	}
 
 	cmp := o.Compare != nil
 	header := "| node | action | outcome | why | queued | ran |"

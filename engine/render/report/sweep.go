@@ -141,3 +141,17 @@ func compareNames(a, b *history.Run) (string, string) {
 	}
 	return an, bn
 }
+
+// varsText writes the variables a run was run with, name=value sorted by
+// name; a sensitive one is "(sensitive)", as the run recorded it.
+func varsText(r *history.Run) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(r.Vars)) {
+		v := r.Vars[k]
+		if len(v) > 80 {
+			v = v[:80] + "…"
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
