@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"unsafe"
 
 	"github.com/kilnbuild/kiln/engine/config"
@@ -19,8 +18,6 @@ import (
 // of all of it. Decoding allocates one string for the whole file and
 // slices every string out of it. A file that does not decode exactly
 // (short, long, a bad checksum, another format) is no certificate.
-
-var quickCastagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 var errQuickCert = errors.New("not a no-change certificate of this format")
 
@@ -128,7 +125,7 @@ func encodeQuickCert(c *quickCert) ([]byte, bool) {
 		w.stamps(n.Seal)
 		w.stamps(n.InputSeals)
 	}
-	return binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, quickCastagnoli)), true
+	return hash.WithCRC(w.b), true
 }
 
 type certReader struct {
@@ -268,11 +265,8 @@ func (r *certReader) stamps() []hash.Stamp {
 // decodeQuickCert parses a certificate file written by encodeQuickCert
 // for this format of kiln; false for anything else.
 func decodeQuickCert(data []byte) (*quickCert, bool) {
-	if len(data) < 4 {
-		return nil, false
-	}
-	body := data[:len(data)-4]
-	if crc32.Checksum(body, quickCastagnoli) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+	body, ok := hash.CheckCRC(data)
+	if !ok || len(body) == 0 {
 		return nil, false
 	}
 	// The format first, before allocating anything for the rest.

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"encoding/binary"
-	"hash/crc32"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,7 +86,7 @@ func FuzzQuickCertDecode(f *testing.F) {
 	b, _ := encodeQuickCert(sampleCert())
 	f.Add(b[:len(b)-4])
 	f.Fuzz(func(t *testing.T, body []byte) {
-		data := binary.LittleEndian.AppendUint32(append([]byte(nil), body...), crc32.Checksum(body, quickCastagnoli))
+		data := hash.WithCRC(append([]byte(nil), body...))
 		c, ok := decodeQuickCert(data)
 		if !ok {
 			return

@@ -3,7 +3,6 @@ package hash
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,8 +27,6 @@ const (
 	fixedEntrySize   = 5*8 + len(Digest{})
 	minEntrySize     = 2 + fixedEntrySize // two one-byte uvarints
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // LoadStatCache reads the cache saved at path. A missing, unreadable,
 // corrupt or wrong-version file gives an empty cache: a miss, never an error.
@@ -98,7 +95,7 @@ func encodeStatCache(entries []pathEntry) []byte {
 		buf = append(buf, e.digest[:]...)
 		prev = e.path
 	}
-	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+	return WithCRC(buf)
 }
 
 func sharedPrefix(a, b string) int {
@@ -117,8 +114,8 @@ func decodeStatCache(data []byte) ([]pathEntry, bool) {
 	if len(data) < headerSize+trailerSize {
 		return nil, false
 	}
-	body, trailer := data[:len(data)-trailerSize], data[len(data)-trailerSize:]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(trailer) {
+	body, ok := CheckCRC(data)
+	if !ok {
 		return nil, false
 	}
 	if string(body[:len(statCacheMagic)]) != statCacheMagic ||

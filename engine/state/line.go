@@ -4,15 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"strconv"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // A journal line is "<crc32c of the JSON, 8 hex digits> <JSON>\n": the state
 // journal and a run's record (engine/history) are written as such lines, so
 // a write torn by a crash is found by its checksum.
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // MarshalLine encodes v as a journal line, newline included.
 func MarshalLine(v any) ([]byte, error) {
@@ -21,7 +20,7 @@ func MarshalLine(v any) ([]byte, error) {
 		return nil, err
 	}
 	line := make([]byte, 0, len(body)+10)
-	line = fmt.Appendf(line, "%08x ", crc32.Checksum(body, castagnoli))
+	line = fmt.Appendf(line, "%08x ", hash.CRC(body))
 	line = append(line, body...)
 	return append(line, '\n'), nil
 }
@@ -37,7 +36,7 @@ func UnmarshalLine(line []byte, v any) error {
 		return errors.New("malformed checksum")
 	}
 	body := line[9:]
-	if crc32.Checksum(body, castagnoli) != uint32(want) {
+	if hash.CRC(body) != uint32(want) {
 		return errors.New("checksum mismatch")
 	}
 	return json.Unmarshal(body, v)
