@@ -462,9 +462,15 @@ func splitLines(b []byte) []string {
 // Pool blocks and host nodes are read from the HCL, so quickKeys leaves out
 // a pipeline whose nodes ask for any other pool.
 func machinePools(given map[string]pool.Given) pool.Set {
+	return pool.Resolve(machineSources(given))
+}
+
+// machineSources are what this machine offers every pipeline: its CPUs,
+// its memory, and the -resource values given.
+func machineSources(given map[string]pool.Given) pool.Sources {
 	src := pool.Sources{Given: given, CPUs: runtime.NumCPU()}
 	if mb, ok := proc.MemoryMB(); ok {
 		src.MemMB = mb
 	}
-	return pool.Resolve(src)
+	return src
 }

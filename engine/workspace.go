@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"time"
 
@@ -21,7 +20,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/pool"
-	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/sandbox"
@@ -445,10 +443,8 @@ func (w *Workspace) Pools(ctx context.Context) pool.Set {
 	if w.pools != nil {
 		return w.pools
 	}
-	src := pool.Sources{Given: w.opts.Resources, CPUs: runtime.NumCPU(), Specs: map[string]*pool.Spec{}}
-	if mb, ok := proc.MemoryMB(); ok {
-		src.MemMB = mb
-	}
+	src := machineSources(w.opts.Resources)
+	src.Specs = map[string]*pool.Spec{}
 	for name, b := range w.pipeline.Pools {
 		src.Specs[name] = &b.Spec
 	}
