@@ -19,7 +19,7 @@ func (w *Workspace) beginRun(o ApplyOptions, host string, pools pool.Set) (*hist
 		return nil, nil
 	}
 	hdr := history.Run{Host: host, PID: os.Getpid(), Command: o.Command, Version: Version, Root: w.pipeline.Root,
-		Parallelism: o.Parallelism, Capacity: pools.Capacity(), Vars: runVars(w.pipeline)}
+		Parallelism: o.Parallelism, Capacity: pools.Capacity(), Vars: runVars(w.pipeline), Commit: gitCommit(w.pipeline.Root)}
 	specs := map[int]*metrics.Spec{}
 	index := map[int]int{} // DAG vertex → node index in the run
 	for _, v := range w.dag.Graph.Order() {

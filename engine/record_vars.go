@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
@@ -41,4 +45,63 @@ func varText(v *config.Variable) string {
 		return "(cannot encode)"
 	}
 	return string(b)
+}
+
+// gitCommit is the commit checked out in the git work tree holding root,
+// read from .git without running git (an apply must stay fast); "" outside
+// a repository or when HEAD cannot be read. A run records it, so that kiln
+// metrics diff can name runs by git revision.
+func gitCommit(root string) string {
+	dir := root
+	for {
+		g := filepath.Join(dir, ".git")
+		if fi, err := os.Stat(g); err == nil {
+			if !fi.IsDir() {
+				return "" // a worktree or submodule's .git file: not read here
+			}
+			return headCommit(g)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func headCommit(gitDir string) string {
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	h := strings.TrimSpace(string(head))
+	ref, ok := strings.CutPrefix(h, "ref: ")
+	if !ok {
+		return hexCommit(h)
+	}
+	if b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
+		return hexCommit(strings.TrimSpace(string(b)))
+	}
+	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if id, name, ok := strings.Cut(line, " "); ok && name == ref {
+			return hexCommit(id)
+		}
+	}
+	return ""
+}
+
+func hexCommit(s string) string {
+	if len(s) != 40 && len(s) != 64 {
+		return ""
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return s
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
 	"strconv"
 
+	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/history"
 	"github.com/kilnbuild/kiln/engine/render"
 )
@@ -27,13 +30,14 @@ func init() {
 	flagSets["metrics"] = func() *flag.FlagSet { fs, _ := diffRunsFlags("metrics"); return fs }
 	flagSets["params"] = func() *flag.FlagSet { fs, _ := diffRunsFlags("params"); return fs }
 	register(&command{name: "metrics", summary: "compare the final metrics of two runs, as dvc metrics diff",
-		usage: "kiln metrics diff [-all] [-format text|json|markdown] RUN [RUN] [PATH]", run: func(c *cli, args []string) int { return runDiffRuns(c, "metrics", args) }})
+		usage: "kiln metrics diff [-all] [-format text|json|markdown] RUN|REV [RUN|REV] [PATH]", run: func(c *cli, args []string) int { return runDiffRuns(c, "metrics", args) }})
 	register(&command{name: "params", summary: "compare the variables of two runs, as dvc params diff",
-		usage: "kiln params diff [-all] [-format text|json|markdown] RUN [RUN] [PATH]", run: func(c *cli, args []string) int { return runDiffRuns(c, "params", args) }})
+		usage: "kiln params diff [-all] [-format text|json|markdown] RUN|REV [RUN|REV] [PATH]", run: func(c *cli, args []string) int { return runDiffRuns(c, "params", args) }})
 }
 
-// runDiffRuns is kiln metrics diff and kiln params diff: RUN is a run's ID
-// or prev (the run before the latest); the second defaults to the latest.
+// runDiffRuns is kiln metrics diff and kiln params diff: RUN is a run's ID,
+// prev (the run before the latest), latest, or a git revision (the newest
+// run that began at it); the second defaults to the latest.
 func runDiffRuns(c *cli, name string, args []string) int {
 	if len(args) == 0 || args[0] != "diff" {
 		fmt.Fprintf(c.stderr, "kiln %s: give diff and the runs to compare, e.g. kiln %s diff 3 5 (kiln runs lists them)\n", name, name)
@@ -49,17 +53,16 @@ func runDiffRuns(c *cli, name string, args []string) int {
 		fmt.Fprintf(c.stderr, "kiln %s diff: unknown -format %q (text, json or markdown)\n", name, a.format)
 		return 1
 	}
-	var refs []string
-	for len(pos) > 0 && len(refs) < 2 && isRunRef(pos[0]) {
-		refs, pos = append(refs, pos[0]), pos[1:]
-	}
-	if len(refs) == 0 || len(pos) > 1 {
-		fmt.Fprintf(c.stderr, "kiln %s diff: give one or two runs (an ID, prev or latest) and at most one path, e.g. kiln %s diff 3 5\n", name, name)
-		return 1
-	}
+	// RUN [RUN] [PATH]: the last is a path when it names one and follows
+	// a run.
 	path := "."
-	if len(pos) == 1 {
-		path = pos[0]
+	if n := len(pos); n >= 2 && n <= 3 && !isRunRef(pos[n-1]) && exists(pos[n-1]) {
+		path, pos = pos[n-1], pos[:n-1]
+	}
+	refs := pos
+	if len(refs) == 0 || len(refs) > 2 {
+		fmt.Fprintf(c.stderr, "kiln %s diff: give one or two runs (an ID, prev, latest or a git revision the run began at) and at most one path, e.g. kiln %s diff 3 5\n", name, name)
+		return 1
 	}
 	dir, err := c.stateDirOf(path)
 	if err != nil {
@@ -97,6 +100,11 @@ func runDiffRuns(c *cli, name string, args []string) int {
 	return 0
 }
 
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
 func isRunRef(s string) bool {
 	if s == "prev" || s == "latest" {
 		return true
@@ -125,8 +133,13 @@ func resolveRuns(dir string, refs []string) ([]int, error) {
 			}
 			out = append(out, all[len(all)-2])
 		default:
-			id, _ := strconv.Atoi(r)
-			if _, err := history.Load(dir, id); err != nil {
+			id, err := strconv.Atoi(r)
+			if err != nil {
+				// A git revision: the newest run that began at it.
+				if id, err = engine.RunAt(context.Background(), dir, r); err != nil {
+					return nil, err
+				}
+			} else if _, err := history.Load(dir, id); err != nil {
 				return nil, err
 			}
 			out = append(out, id)

@@ -19,8 +19,11 @@ type Run struct {
 	Capacity    map[string]int64 `json:"capacity,omitempty"` // resource pools
 	// Vars are the pipeline's variables as JSON, by name; a sensitive one
 	// is "(sensitive)", never its value.
-	Vars  map[string]string `json:"vars,omitempty"`
-	Nodes []*Node           `json:"nodes"` // in dependency order
+	Vars map[string]string `json:"vars,omitempty"`
+	// Commit is the git commit checked out in the pipeline's repository
+	// when the run began; "" outside one.
+	Commit string  `json:"commit,omitempty"`
+	Nodes  []*Node `json:"nodes"` // in dependency order
 
 	// Set when the run is read back.
 	Ended  time.Time `json:"-"` // when the end was recorded; zero without one

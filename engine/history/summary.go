@@ -15,7 +15,8 @@ import (
 type Summary struct {
 	ID      int               `json:"id"`
 	Started time.Time         `json:"started"`
-	Status  Status            `json:"status"` // Label: failed when a node failed
+	Status  Status            `json:"status"`           // Label: failed when a node failed
+	Commit  string            `json:"commit,omitempty"` // the git commit it ran at
 	Vars    map[string]string `json:"vars"`
 	// Differs are the variables whose values differ between the runs
 	// listed together: what tells them apart (learning_rate=0.002).
@@ -66,7 +67,7 @@ func Summarise(dir string, ids []int) ([]Summary, error) {
 		if err != nil {
 			continue
 		}
-		s := Summary{ID: r.ID, Started: r.Started, Status: r.Label(), Vars: r.Vars, Differs: map[string]string{}, Changed: []string{}}
+		s := Summary{ID: r.ID, Started: r.Started, Status: r.Label(), Commit: r.Commit, Vars: r.Vars, Differs: map[string]string{}, Changed: []string{}}
 		if s.Vars == nil {
 			s.Vars = map[string]string{}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/history"
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // Runs writes kiln runs: per run, its label, the variables that tell it
@@ -24,7 +25,11 @@ func Runs(w io.Writer, runs []history.Summary) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, r.Started.Local().Format(time.DateTime), r.Status)
+		at := ""
+		if r.Commit != "" {
+			at = "  at " + human.Short(r.Commit)
+		}
+		fmt.Fprintf(w, "run %d  %s  %s%s\n", r.ID, r.Started.Local().Format(time.DateTime), r.Status, at)
 		if len(r.Differs) > 0 {
 			fmt.Fprintf(w, "  differs  %s\n", varsText(r.Differs))
 		}
