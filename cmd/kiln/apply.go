@@ -13,7 +13,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/history"
 	"github.com/kilnbuild/kiln/engine/render"
-	"github.com/kilnbuild/kiln/engine/run"
 )
 
 type applyArgs struct {
@@ -180,10 +179,10 @@ func (c *cli) applyWith(w *engine.Workspace, a *applyArgs, opts engine.ApplyOpti
 }
 
 // printFailures lists configuration errors found while applying.
-func (c *cli) printFailures(w *engine.Workspace, res *run.Result) {
+func (c *cli) printFailures(w *engine.Workspace, res *engine.Result) {
 	for _, n := range res.Nodes {
-		var de *run.DiagError
-		if n.Outcome == run.Failed && errors.As(n.Err, &de) {
+		var de *engine.DiagError
+		if n.Outcome == engine.Failed && errors.As(n.Err, &de) {
 			c.diags(w, de.Diags, true)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/render"
 )
 
@@ -50,12 +49,6 @@ func runExplain(c *cli, args []string) int {
 	if diags.HasErrors() {
 		return 1
 	}
-	var dec *plan.Decision
-	for _, d := range pl.Changes {
-		if d.Node.Addr == n.Addr {
-			dec = d
-		}
-	}
-	render.Explain(c.stdout, dec, c.colours(a.noColor))
+	render.Explain(c.stdout, pl.Of(n.Addr), c.colours(a.noColor))
 	return 0
 }

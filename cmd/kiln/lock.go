@@ -9,9 +9,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/addr"
-	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/render"
-	"github.com/kilnbuild/kiln/engine/run"
 )
 
 type lockArgs struct {
@@ -62,7 +60,7 @@ func runLock(c *cli, args []string) int {
 		c.fail(err)
 		return 1
 	}
-	fmt.Fprintf(c.stdout, "Wrote %s.\n", lockfile.FileName)
+	fmt.Fprintf(c.stdout, "Wrote %s.\n", engine.LockFileName)
 	if failed {
 		return 1
 	}
@@ -109,7 +107,7 @@ func runCheck(c *cli, a *applyArgs, path string, addrs []addr.Node, command stri
 	}
 	render.Check(c.stdout, res)
 	for _, r := range res {
-		if r.Status == run.Mismatch || r.Status == run.CheckFailed {
+		if r.Status == engine.Mismatch || r.Status == engine.CheckFailed {
 			return 1
 		}
 	}

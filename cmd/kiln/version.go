@@ -7,7 +7,6 @@ import (
 	"runtime"
 
 	"github.com/kilnbuild/kiln/engine"
-	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/render"
 )
 
@@ -43,7 +42,7 @@ func runVersion(c *cli, args []string) int {
 		return 1
 	}
 	v := versionJSON{Version: engine.Version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
-		KeyFormat: hash.FormatVersion, PlanFormat: render.PlanFormatVersion}
+		KeyFormat: engine.KeyFormat, PlanFormat: render.PlanFormatVersion}
 	if *asJSON {
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")

@@ -16,7 +16,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/remotecache"
 	"github.com/kilnbuild/kiln/engine/render"
-	"github.com/kilnbuild/kiln/engine/run"
 	"golang.org/x/sys/unix"
 )
 
@@ -91,7 +90,7 @@ func (c *cli) diags(w *engine.Workspace, diags hcl.Diagnostics, noColor bool) {
 // fail prints an error with what the user can do about it.
 func (c *cli) fail(err error) {
 	err = engine.ExplainStateError(err)
-	var de *run.DiagError
+	var de *engine.DiagError
 	if errors.As(err, &de) {
 		render.Diagnostics(c.stderr, nil, de.Diags, 100, false)
 		return
@@ -101,7 +100,7 @@ func (c *cli) fail(err error) {
 
 // failIn is fail with the workspace's sources, so diagnostics show snippets.
 func (c *cli) failIn(w *engine.Workspace, err error, noColor bool) {
-	var de *run.DiagError
+	var de *engine.DiagError
 	if errors.As(err, &de) {
 		c.diags(w, de.Diags, noColor)
 		return

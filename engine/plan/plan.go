@@ -356,3 +356,13 @@ func (o *onceValues) NodeValue(a addr.Node) (cty.Value, bool) {
 	}
 	return v, ok
 }
+
+// Of is the decision about the node at a, or nil when the plan has none.
+func (p *Plan) Of(a addr.Node) *Decision {
+	for _, d := range p.Changes {
+		if d.Node.Addr == a {
+			return d
+		}
+	}
+	return nil
+}
