@@ -15,7 +15,14 @@
 // apply refuses one whose configuration, state or flags changed since. The
 // remote cache and the Slurm executor join a plan and an apply in
 // scaleout.go; each apply leaves a record for kiln report (record.go,
-// engine/history).
+// engine/history), with the pipeline's variables and git commit
+// (record_vars.go; RunAt finds a run by revision, runs_at.go).
+//
+// kiln.lock.hcl keeps what the pipeline decides (lock_varying.go): a
+// deterministic = false node's key without its digest, nothing of the
+// nodes below one. GC keeps earlier results that the locks of recent
+// commits name (gc_commits.go, gc_below.go) and fits a size budget
+// (gc_budget.go).
 //
 // Every command that takes the apply lock to change things (apply, destroy,
 // gc) first settles what an apply that died left (recover.go): the runs its
@@ -24,6 +31,8 @@
 // resumable node to resume in. kiln plan reads the same journal without the
 // lock and without touching it (leftover.go), and shows what that apply will
 // do: the folder a resumable node resumes in, the processes it stops first.
+// A run that a dead apply cut short is a segment of the result it resumes
+// into, read from its log (recover_segment.go).
 //
 // moved blocks are made in memory by Open (a plan sees the records at their
 // new addresses) and for real by Apply, through the state writer, under the
