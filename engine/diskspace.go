@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ type resultSize struct {
 	bytes int64
 }
 
-// storeSpaceWarning says, for kiln plan, when the store's disk has less
+// StoreSpaceWarning says, for kiln plan, when the store's disk has less
 // free space than the last results of the nodes the plan would build again
 // took: each such node is likely to need as much once more, beside the
 // result it replaces, which stays in the store until kiln gc. "" when there
@@ -44,7 +44,7 @@ type resultSize struct {
 // a result are measured, and the walk stops once they exceed the free
 // space or after walkBudget entries, so a plan of many rebuilds stays
 // quick.
-func storeSpaceWarning(pl *plan.Plan, stateDir string) string {
+func StoreSpaceWarning(pl *plan.Plan, stateDir string) string {
 	store := state.OpenStore(stateDir)
 	free, err := storeFree(store.Root())
 	if err != nil || pl == nil {
@@ -132,15 +132,4 @@ func byteSize(n uint64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
-}
-
-// warnStoreSpace prints storeSpaceWarning for the pipeline at path, if any.
-func (c *cli) warnStoreSpace(pl *plan.Plan, path string) {
-	dir, err := c.stateDirOf(path)
-	if err != nil {
-		return
-	}
-	if w := storeSpaceWarning(pl, dir); w != "" {
-		fmt.Fprintf(c.stdout, "\n%s\n", w)
-	}
 }

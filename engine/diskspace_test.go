@@ -1,15 +1,19 @@
-package main
+package engine
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/providers/exec"
 )
 
 // TestPlanWarnsWhenTheStoreDiskIsShort: a node to be built again whose
 // last result is larger than the free space of the store's disk is named
-// in kiln plan's warning, with both sizes; with room, or for a node built
+// in the plan's warning, with both sizes; with room, or for a node built
 // for the first time, the plan says nothing about space.
 func TestPlanWarnsWhenTheStoreDiskIsShort(t *testing.T) {
 	dir := t.TempDir()
@@ -32,22 +36,36 @@ exec "small" {
 	real := storeFree
 	t.Cleanup(func() { storeFree = real })
 	storeFree = func(string) (uint64, error) { return 1_500_000, nil }
-
-	if stdout, _, _ := kilnRun(t, "plan", dir); strings.Contains(stdout, "warning: the store's disk") {
-		t.Errorf("a first plan has no last results to weigh, but warns:\n%s", stdout)
+	stateDir := filepath.Join(dir, ".kiln")
+	plan := func(vars map[string]string) string {
+		t.Helper()
+		w, diags, err := Open(Options{Path: dir, Vars: vars, Kinds: []kind.Kind{exec.New()}})
+		if err != nil || diags.HasErrors() {
+			t.Fatalf("open: %v %s", err, diags.Error())
+		}
+		pl, diags := w.Plan(context.Background())
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		return StoreSpaceWarning(pl, stateDir)
 	}
-	if stdout, stderr, code := kilnRun(t, "apply", dir); code != 0 {
-		t.Fatalf("kiln apply: exit %d\n%s%s", code, stdout, stderr)
+	if got := plan(nil); got != "" {
+		t.Errorf("a first plan has no last results to weigh, but warns: %s", got)
 	}
-	stdout, _, _ := kilnRun(t, "plan", "-var", "round=2", dir)
-	want := "warning: the store's disk (" + filepath.Join(dir, ".kiln", "store") + ") has 1.5 MB free, less than the last results of the nodes this plan runs took: exec.big 2.0 MB"
-	if !strings.Contains(stdout, want) {
-		t.Errorf("kiln plan after a change does not warn %q:\n%s", want, stdout)
+	w, diags, err := Open(Options{Path: dir, Kinds: []kind.Kind{exec.New()}})
+	if err != nil || diags.HasErrors() {
+		t.Fatalf("open: %v %s", err, diags.Error())
 	}
-
+	if _, err := w.Apply(context.Background(), ApplyOptions{Parallelism: 1}); err != nil {
+		t.Fatal(err)
+	}
+	want := "warning: the store's disk (" + filepath.Join(stateDir, "store") + ") has 1.5 MB free, less than the last results of the nodes this plan runs took: exec.big 2.0 MB"
+	if got := plan(map[string]string{"round": "2"}); !strings.Contains(got, want) {
+		t.Errorf("the plan after a change warns %q, want %q", got, want)
+	}
 	storeFree = func(string) (uint64, error) { return 1 << 40, nil }
-	if stdout, _, _ := kilnRun(t, "plan", "-var", "round=2", dir); strings.Contains(stdout, "warning: the store's disk") {
-		t.Errorf("with a terabyte free the plan warns:\n%s", stdout)
+	if got := plan(map[string]string{"round": "2"}); got != "" {
+		t.Errorf("with a terabyte free the plan warns: %s", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/lockfile"
+	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
 )
 
@@ -15,6 +16,9 @@ const KeyFormat = hash.FormatVersion
 
 // LockFileName is the name of the lock file in a pipeline folder.
 const LockFileName = lockfile.FileName
+
+// Plan is what a plan decided, node by node.
+type Plan = plan.Plan
 
 // Result is what an apply did, node by node.
 type Result = run.Result

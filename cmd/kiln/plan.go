@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/kilnbuild/kiln/engine"
-	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/render"
 )
 
@@ -52,7 +51,7 @@ func runPlan(c *cli, args []string) int {
 	}
 	var m *render.PlanJSON
 	var w *engine.Workspace
-	var decided *plan.Plan
+	var decided *engine.Plan
 	if a.out == "" && !d.narrowed() && !d.strict {
 		if a.format == "text" {
 			if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
@@ -121,4 +120,16 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// warnStoreSpace prints engine.StoreSpaceWarning for the pipeline at path,
+// if any.
+func (c *cli) warnStoreSpace(pl *engine.Plan, path string) {
+	dir, err := c.stateDirOf(path)
+	if err != nil {
+		return
+	}
+	if w := engine.StoreSpaceWarning(pl, dir); w != "" {
+		fmt.Fprintf(c.stdout, "\n%s\n", w)
+	}
 }
