@@ -1,10 +1,17 @@
 package engine
 
 import (
+	"os"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
+	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
+	"github.com/kilnbuild/kiln/engine/schema"
+	"github.com/kilnbuild/kiln/engine/state"
 )
 
 // The names of the engine's parts that the commands use besides a
@@ -32,3 +39,48 @@ const (
 	Mismatch    = run.Mismatch
 	CheckFailed = run.CheckFailed
 )
+
+// Pipeline is a loaded pipeline: its blocks, variables and outputs.
+type Pipeline = config.Pipeline
+
+// State is the state of a pipeline folder: a record per node.
+type State = state.State
+
+// Record is what kiln knows about one node's result.
+type Record = state.Record
+
+// LoadPipeline loads the pipeline at path without a state or a plan, for
+// what only names its parts (shell completion); its diagnostics are left
+// out.
+func LoadPipeline(path string, kinds []kind.Kind) (*Pipeline, error) {
+	p, diags := config.Load(path, config.Options{Kinds: kinds})
+	if p == nil && diags.HasErrors() {
+		return nil, diags
+	}
+	return p, nil
+}
+
+// PipelineFiles are the pipeline files in dir, and the pipeline folder.
+func PipelineFiles(dir string) (files []string, root string, err error) {
+	return config.Files(dir)
+}
+
+// Reference is the language reference of the kinds.
+func Reference(kinds []kind.Kind) *schema.Reference { return config.Reference(kinds) }
+
+// CheckNesting refuses a file whose brackets nest deeper than kiln reads.
+func CheckNesting(src []byte, filename string) hcl.Diagnostics {
+	return config.CheckNesting(src, filename, false)
+}
+
+// LoadState reads the state in the state folder dir.
+func LoadState(dir string) (*State, error) { return state.Load(dir) }
+
+// StateFolderLink is where a state folder that is a symbolic link kiln
+// accepts leads, or "" when it is a plain folder.
+func StateFolderLink(dir string) (string, error) { return state.FolderLink(dir) }
+
+// WriteFileAtomic replaces the file at path with data whole or not at all.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return state.WriteFileAtomic(path, data, perm)
+}

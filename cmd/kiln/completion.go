@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -172,12 +172,12 @@ func positional(c *cli, cmd string, pos []string) []string {
 
 // loadQuietly loads the pipeline here (or above) for its names, printing
 // nothing.
-func loadQuietly(c *cli) *config.Pipeline {
+func loadQuietly(c *cli) *engine.Pipeline {
 	path, err := c.locate(".")
 	if err != nil {
 		return nil
 	}
-	p, _ := config.Load(path, config.Options{Kinds: kinds()})
+	p, _ := engine.LoadPipeline(path, kinds())
 	return p
 }
 

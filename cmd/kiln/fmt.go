@@ -11,10 +11,9 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
-	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/render"
-	"github.com/kilnbuild/kiln/engine/state"
 )
 
 func init() {
@@ -61,7 +60,7 @@ func runFmt(c *cli, args []string) int {
 			return 1
 		}
 		// Refuse to rewrite a file that does not parse: the diagnostics say where.
-		diags := config.CheckNesting(src, f, false)
+		diags := engine.CheckNesting(src, f)
 		if !diags.HasErrors() {
 			_, diags = hclsyntax.ParseConfig(src, f, hcl.InitialPos)
 		}
@@ -77,7 +76,7 @@ func runFmt(c *cli, args []string) int {
 		fmt.Fprintln(c.stdout, f)
 		if !*check {
 			fi, _ := os.Stat(f)
-			if err := state.WriteFileAtomic(f, out, fi.Mode().Perm()); err != nil {
+			if err := engine.WriteFileAtomic(f, out, fi.Mode().Perm()); err != nil {
 				c.fail(err)
 				return 1
 			}

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/render"
 	"github.com/kilnbuild/kiln/engine/schema"
 )
@@ -17,7 +17,7 @@ func init() {
 
 // languageReference is the pipeline language as this kiln knows it: the
 // same schemas the loader decodes with.
-func languageReference() *schema.Reference { return config.Reference(kinds()) }
+func languageReference() *schema.Reference { return engine.Reference(kinds()) }
 
 func runHelp(c *cli, args []string) int {
 	if len(args) == 0 {

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine"
 )
 
 // errNoPipeline is the answer when neither the current folder nor any
@@ -50,6 +50,6 @@ func (c *cli) locate(path string) (string, error) {
 
 // holdsPipeline reports whether dir has a *.hcl file other than a lock file.
 func holdsPipeline(dir string) bool {
-	_, _, err := config.Files(dir)
+	_, _, err := engine.PipelineFiles(dir)
 	return err == nil
 }

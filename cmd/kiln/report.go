@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/history"
 	"github.com/kilnbuild/kiln/engine/render/report"
-	"github.com/kilnbuild/kiln/engine/state"
 )
 
 type reportArgs struct {
@@ -132,7 +132,7 @@ func runReport(c *cli, args []string) int {
 		_, _ = c.stdout.Write(buf.Bytes())
 		return 0
 	}
-	if err := state.ReplaceFile(out, buf.Bytes(), 0o644); err != nil {
+	if err := engine.WriteFileAtomic(out, buf.Bytes(), 0o644); err != nil {
 		c.fail(err)
 		return 1
 	}

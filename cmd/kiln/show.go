@@ -8,7 +8,6 @@ import (
 	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/render"
-	"github.com/kilnbuild/kiln/engine/state"
 )
 
 type showArgs struct {
@@ -77,7 +76,7 @@ func runShow(c *cli, args []string) int {
 	records := s.Sorted()
 	if a.json {
 		writeJSON(c, struct {
-			Records []*state.Record `json:"records"`
+			Records []*engine.Record `json:"records"`
 		}{records})
 		return 0
 	}

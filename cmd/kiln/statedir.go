@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kilnbuild/kiln/engine/state"
+	"github.com/kilnbuild/kiln/engine"
 )
 
 // stateDirOf finds the state folder of a pipeline path without loading the
@@ -31,11 +31,11 @@ func (c *cli) stateDirOf(path string) (string, error) {
 
 // loadState reads the state of a pipeline path without loading the
 // pipeline; false, with the error printed, when it cannot.
-func (c *cli) loadState(path string) (*state.State, bool) {
+func (c *cli) loadState(path string) (*engine.State, bool) {
 	dir, err := c.stateDirOf(path)
 	if err == nil {
-		var s *state.State
-		if s, err = state.Load(dir); err == nil {
+		var s *engine.State
+		if s, err = engine.LoadState(dir); err == nil {
 			return s, true
 		}
 	}
@@ -52,7 +52,7 @@ func (c *cli) sayStateLink(path string) {
 	if err != nil {
 		return
 	}
-	if target, err := state.FolderLink(dir); err == nil && target != "" {
+	if target, err := engine.StateFolderLink(dir); err == nil && target != "" {
 		fmt.Fprintf(c.stderr, "kiln: the state folder %s is a link to %s\n", dir, target)
 	}
 }
