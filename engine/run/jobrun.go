@@ -96,7 +96,7 @@ func RunJob(ctx context.Context, spec *job.Spec, kinds map[string]kind.Kind, log
 	if err == nil && ctx.Err() != nil {
 		// The command exited 0 after kiln was told to stop (scancel, the
 		// time limit, Ctrl-C): whatever it left is not the node's result.
-		err = errors.New("the run was stopped before it finished; its exit status 0 is not trusted")
+		err = errStopped
 	}
 	if err == nil {
 		err = waitSteps(ctx, cluster, os.Environ(), log)
@@ -111,11 +111,20 @@ func RunJob(ctx context.Context, spec *job.Spec, kinds map[string]kind.Kind, log
 	if err != nil {
 		return fail(err)
 	}
+	if ctx.Err() != nil {
+		// Told to stop while the result was hashed, or just as the command
+		// exited (scancel signals the command and kiln at once).
+		return fail(fmt.Errorf("%v: %w", context.Cause(ctx), errStopped))
+	}
 	res.OK, res.ExitCode = true, 0
 	res.Digest, res.Outputs, res.Attrs = digest, outs, attrs
 	res.Ended = time.Now().UTC()
 	return res
 }
+
+// errStopped is the error of a run told to stop (scancel, the time limit,
+// Ctrl-C) whose command exited 0 anyway: a shell that traps SIGTERM.
+var errStopped = errors.New("the run was stopped before it finished; its exit status 0 is not trusted")
 
 // hashResult computes what a successful build made: the digest (the
 // kind's own, or the Merkle digest of the run folder and in-place
