@@ -8,7 +8,12 @@
 // parts unexported: the CLI parses flags, calls a Workspace method and hands
 // the result to a view in engine/render, and what a view reads of a
 // workspace (its root, files, scope, last durations, the plan's graph) are
-// the methods of view.go. The engine never prints: it returns data and
+// the methods of view.go; the few other names of the engine's parts the
+// commands use (the plan and apply result types, loading a state or a
+// pipeline for its names, writing a file whole) are in facade.go, so the
+// CLI reaches the engine through this package and engine/render alone.
+// Every quick answer says why it was or was not given through
+// Options.DebugPlan (quickwhy.go). The engine never prints: it returns data and
 // reports progress through run.Hooks.
 //
 // A saved plan (kiln plan -out) is written and checked here (savedplan.go):
