@@ -83,7 +83,7 @@ func scriptJobs(ts *testscript.TestScript, name string) []string {
 	work := ts.Getenv("WORK")
 	var jobs []string
 	for _, line := range strings.Split(string(out), "\n") {
-		if (name == "" || strings.Contains(line, "JobName="+name+" ")) && strings.Contains(line, "WorkDir="+work) {
+		if (name == "" || strings.Contains(line, "JobName="+name+" ")) && inWork(line, work) {
 			jobs = append(jobs, line)
 		}
 	}
@@ -98,6 +98,12 @@ func scriptJobs(ts *testscript.TestScript, name string) []string {
 		}
 	}
 	return jobs
+}
+
+// inWork reports whether a job's WorkDir is work or a folder in it, not
+// another script's whose name starts with this one's (slurm_a, slurm_ab).
+func inWork(line, work string) bool {
+	return strings.Contains(line, "WorkDir="+work+" ") || strings.Contains(line, "WorkDir="+work+"/")
 }
 
 func wantCount(ts *testscript.TestScript, what string, got []string, arg string) {
