@@ -273,12 +273,15 @@ func (w *Workspace) annotateSlurm(ctx context.Context, pl *plan.Plan) {
 	defer cancel()
 	states, qerr := (&slurm.Cluster{}).Query(qctx, ids)
 	for _, f := range jobs {
-		st := "state unknown"
+		r := plan.Reason{Kind: plan.ReasonSlurmJob, Subject: f.job.ID, Detail: "state unknown"}
 		if qerr != nil {
-			st = "state unknown: " + qerr.Error()
+			r.Detail = "state unknown: " + qerr.Error()
 		} else if s, ok := states[f.job.ID]; ok {
-			st = s.String()
+			r.Detail = s.String()
+			if s.State.Final() {
+				r.New = plan.SlurmJobEnded
+			}
 		}
-		f.d.Reasons = append([]plan.Reason{{Kind: plan.ReasonSlurmJob, Subject: f.job.ID, Detail: " (" + st + ")"}}, f.d.Reasons...)
+		f.d.Reasons = append([]plan.Reason{r}, f.d.Reasons...)
 	}
 }

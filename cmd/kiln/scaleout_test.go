@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kilnbuild/kiln/engine/remotecache/nginxtest"
 	"github.com/kilnbuild/kiln/engine/slurm/slurmtest"
@@ -20,6 +21,7 @@ import (
 //	slurmjobs NAME N          N jobs named NAME were submitted from this script's folder
 //	slurmjob NAME TEXT        scontrol show job of the newest such job holds TEXT
 //	slurmactive NAME N        N of them are still pending or running
+//	slurmended NAME           wait (up to 60s) until none of them is
 //	slurmcancel NAME          scancel them, from outside kiln
 //	cache-start [-readonly]   start nginx as a Bazel-layout cache; sets CACHE_URL and CACHE_ROOT
 //	cache-stop                stop it
@@ -30,6 +32,7 @@ var scaleOutCmds = map[string]func(ts *testscript.TestScript, neg bool, args []s
 	"slurmjobs":     cmdSlurmJobs,
 	"slurmjob":      cmdSlurmJob,
 	"slurmactive":   cmdSlurmActive,
+	"slurmended":    cmdSlurmEnded,
 	"slurmcancel":   cmdSlurmCancel,
 	"cache-start":   cmdCacheStart,
 	"cache-stop":    cmdCacheStop,
@@ -140,15 +143,33 @@ func cmdSlurmActive(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: slurmactive NAME N")
 	}
+	wantCount(ts, "slurmactive "+args[0], activeJobs(ts, args[0]), args[1])
+}
+
+// activeJobs are the jobs named name of this script that are pending or
+// running.
+func activeJobs(ts *testscript.TestScript, name string) []string {
 	var active []string
-	for _, j := range scriptJobs(ts, args[0]) {
+	for _, j := range scriptJobs(ts, name) {
 		for _, st := range []string{"JobState=PENDING", "JobState=RUNNING", "JobState=COMPLETING", "JobState=CONFIGURING"} {
 			if strings.Contains(j, st+" ") {
 				active = append(active, j)
 			}
 		}
 	}
-	wantCount(ts, "slurmactive "+args[0], active, args[1])
+	return active
+}
+
+func cmdSlurmEnded(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: slurmended NAME")
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if len(activeJobs(ts, args[0])) == 0 {
+			return
+		}
+	}
+	ts.Fatalf("slurmended %s: still pending or running after 60s:\n%s", args[0], strings.Join(activeJobs(ts, args[0]), "\n"))
 }
 
 func cmdSlurmCancel(ts *testscript.TestScript, neg bool, args []string) {

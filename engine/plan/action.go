@@ -182,7 +182,10 @@ func (r Reason) actionText() (string, bool) {
 	case ReasonSigned:
 		return "its record is signed by " + r.Subject + ", a key trusted_keys names", true
 	case ReasonSlurmJob:
-		return "running as Slurm job " + r.Subject + r.Detail + "; apply waits for it instead of submitting it again", true
+		if r.New == SlurmJobEnded {
+			return "Slurm job " + r.Subject + " ended " + r.Detail + "; apply takes its outcome instead of submitting it again", true
+		}
+		return "running as Slurm job " + r.Subject + " (" + r.Detail + "); apply waits for it instead of submitting it again", true
 	case ReasonUnpinned:
 		return "not pinned: " + r.Detail, true
 	}

@@ -44,3 +44,7 @@ const (
 	ReasonUpstreamRemoved  ReasonKind = "upstream_removed"   // the node no longer depends on an upstream
 	ReasonUpstreamRuns     ReasonKind = "upstream_runs"      // a maybe: decided once the upstream's digest is known
 )
+
+// SlurmJobEnded is the New of a ReasonSlurmJob whose job has ended: apply
+// takes its outcome (its result, or its failure) instead of waiting.
+const SlurmJobEnded = "ended"
