@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"io"
 	"os"
 
 	"github.com/hashicorp/hcl/v2"
@@ -10,6 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
+	"github.com/kilnbuild/kiln/engine/run/job"
 	"github.com/kilnbuild/kiln/engine/schema"
 	"github.com/kilnbuild/kiln/engine/state"
 )
@@ -83,4 +86,10 @@ func StateFolderLink(dir string) (string, error) { return state.FolderLink(dir) 
 // WriteFileAtomic replaces the file at path with data whole or not at all.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return state.WriteFileAtomic(path, data, perm)
+}
+
+// RunJob runs the one node a batch job's spec describes, as the local
+// executor would, and hashes its result where it lies (kiln job run).
+func RunJob(ctx context.Context, spec *job.Spec, kinds map[string]kind.Kind, log io.Writer) *job.Result {
+	return run.RunJob(ctx, spec, kinds, log)
 }

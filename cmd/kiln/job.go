@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/kilnbuild/kiln/engine"
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
-	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/run/job"
 )
 
@@ -32,7 +32,7 @@ func runJob(c *cli, args []string) int {
 	for _, k := range kinds() {
 		byName[k.Name()] = k
 	}
-	res := run.RunJob(ctx, spec, byName, c.stdout)
+	res := engine.RunJob(ctx, spec, byName, c.stdout)
 	if err := job.WriteResult(spec.Result, res); err != nil {
 		fmt.Fprintln(c.stderr, "kiln job run: writing the result:", err)
 		return 1
