@@ -2,9 +2,11 @@ package run
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // InPlaceOutputs resolves declared in-place outputs (relative to root) and
@@ -67,4 +69,51 @@ func evalExisting(p string) (string, error) {
 func within(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// A sealed run may read the result of every node it depends on, directly or
+// through others, so its sandbox and its guard need the real folder behind
+// each upstream's stable link: in a deep pipeline, hundreds per node.
+// Resolving a link walks every folder of its path (an lstat each, and a
+// readlink), so linkTargets remembers each link's target by the link itself:
+// kiln replaces a stable link by renaming a new one over it, which makes it
+// another file (os.SameFile) with its own time, so a link that is the same
+// file with the same time as before still leads where it led. One lstat per
+// upstream is left.
+var linkTargets = struct {
+	sync.Mutex
+	m map[string]linkTarget
+}{m: map[string]linkTarget{}}
+
+type linkTarget struct {
+	link   os.FileInfo
+	target string
+}
+
+// maxLinkTargets bounds linkTargets; it starts afresh when full.
+const maxLinkTargets = 1 << 17
+
+// resolveLink is filepath.EvalSymlinks of a stable link, remembered.
+func resolveLink(link string) (string, error) {
+	fi, err := os.Lstat(link)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return filepath.EvalSymlinks(link)
+	}
+	linkTargets.Lock()
+	t, ok := linkTargets.m[link]
+	linkTargets.Unlock()
+	if ok && os.SameFile(t.link, fi) && t.link.ModTime().Equal(fi.ModTime()) {
+		return t.target, nil
+	}
+	target, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		return "", err
+	}
+	linkTargets.Lock()
+	if len(linkTargets.m) >= maxLinkTargets {
+		clear(linkTargets.m)
+	}
+	linkTargets.m[link] = linkTarget{link: fi, target: target}
+	linkTargets.Unlock()
+	return target, nil
 }

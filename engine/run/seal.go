@@ -138,7 +138,7 @@ func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*s
 		if un := p.Node(up); un != nil && kind.IsService(un.Block.Kind) {
 			u.live = true
 		}
-		if target, err := filepath.EvalSymlinks(p.OutPath(up)); err == nil {
+		if target, err := resolveLink(p.OutPath(up)); err == nil {
 			u.paths = append(u.paths, target)
 		}
 		if rec, ok := record(up.String()); ok {
