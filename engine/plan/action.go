@@ -83,6 +83,11 @@ func (r Reason) changeText() (string, bool) {
 			return "attribute " + r.Subject + " changed: " + r.Path + ": " + r.Old + " → " + r.New, true
 		}
 		return "attribute " + r.Subject + " changed: " + r.Old + " → " + r.New, true
+	case ReasonVariable:
+		if strings.HasPrefix(r.New, "(sensitive") {
+			return r.Subject + " changed (sensitive; its value is not shown), read by " + r.Detail, true
+		}
+		return r.Subject + " changed: " + r.Old + " → " + r.New + " (read by " + r.Detail + ")", true
 	case ReasonFileRead:
 		switch {
 		case r.Old == "":

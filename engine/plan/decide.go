@@ -105,6 +105,9 @@ type Decision struct {
 	// Program is the value of the program key line (ResolveProgram), for
 	// kinds that run a program they name.
 	Program string
+	// Vars are the variables the node's attributes read and their values
+	// as a record keeps them (VariableText); the apply records them.
+	Vars map[string]string
 	// TempRemoved: a temp node whose result was removed after use, up to
 	// date as long as nothing that depends on it must run.
 	TempRemoved bool
@@ -190,6 +193,7 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	}
 	if len(pending) > 0 || !ev.Config.IsWhollyKnown() || !ev.ExtensionsKnown() {
 		d.decideUnknown(dec, in, pending)
+		d.nameVariables(dec)
 		noteUnpinned(dec)
 		d.protect(dec)
 		return dec
@@ -210,6 +214,7 @@ func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values
 	if dec.Record.Good() && dec.Record.Key == dec.Key {
 		dec.LockMismatch = d.Mismatch(n, dec.Key, dec.Record.Digest)
 	}
+	d.nameVariables(dec)
 	noteUnpinned(dec)
 	d.protect(dec)
 	return dec

@@ -38,6 +38,7 @@ const (
 	ReasonSlurmJob         ReasonKind = "slurm_job"          // a Slurm job submitted earlier builds the key (Subject: its id)
 	ReasonTemp             ReasonKind = "temp"               // a temp result removed after use is needed again (Subject: by whom)
 	ReasonUnpinned         ReasonKind = "unpinned"           // the run resolves and pins what the configuration leaves open
+	ReasonVariable         ReasonKind = "variable"           // a variable an attribute reads changed (Subject: var.NAME; Detail: the attributes)
 	ReasonUpstream         ReasonKind = "upstream"           // an upstream node's result changed
 	ReasonUpstreamAdded    ReasonKind = "upstream_added"     // the node depends on a new upstream
 	ReasonUpstreamAlsoRuns ReasonKind = "upstream_also_runs" // a rebuilt node's upstream runs as well

@@ -471,7 +471,7 @@ func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start
 		Digest: digest, Entry: entry, Outputs: outRecs, Attrs: attrs,
 		Started: start.UTC(), Duration: took, Resources: n.Meta.Resources, Devices: held,
 		Log: relPath(d.Pipeline.Root, logPath), Host: host, KilnVersion: a.Options.Version,
-		File: plan.FileOf(d.Pipeline, n),
+		File: plan.FileOf(d.Pipeline, n), Vars: dec.Vars,
 	}
 	if earlier := dec.Record.SegmentsIn(entry); len(earlier) > 0 {
 		// A resumed result is the work of every segment in its folder.

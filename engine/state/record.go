@@ -51,6 +51,11 @@ type Record struct {
 	// declares the node: an apply of another pipeline file sharing the
 	// state folder leaves the record alone.
 	File string `json:"file,omitempty"`
+	// Vars are the pipeline variables its configuration read and their
+	// values (a sensitive one only as its keyed hash), so that the next
+	// plan can say which one changed; they are not in the key, whose
+	// attribute lines hold their effect.
+	Vars map[string]string `json:"vars,omitempty"`
 	// Failure is the last unsuccessful attempt, if the latest run failed;
 	// the fields above keep the last good result.
 	Failure *Failure `json:"failure,omitempty"`
