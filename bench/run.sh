@@ -19,6 +19,15 @@
 #   BIG_N=100000 nodes of the second DAG (0 skips it); REPS_BIG=3 runs of
 #                its plans; its full builds run once per tool
 #   BIG_FILES=4 BIG_MIB=1024  the big-file hash (BIG_FILES=0 skips it)
+#   MID_N=5000   nodes of a third DAG, full builds only (0 skips it)
+#   FANOUT="1000 10000"  samples of the fan-out rows (bench/fanout-forms.sh:
+#                for_each = exec.map against the fileset form and Snakemake's
+#                dry run; "" skips them); FANOUT_APPLY_REPS=1 applies of each
+#                form at 10,000 samples
+#   MILLION=1000000  instances of the row of a few for_each blocks
+#                (bench/million.sh; 0 skips it); MILLION_APPLY=1 also builds
+#                it once for the no-op plan (hours on 2 busy cores; 0: the
+#                first plan only)
 #   PROFILE=1    also profile a plan in-process (bench/cmd/profile)
 set -euo pipefail
 
@@ -35,6 +44,11 @@ BIG_N=${BIG_N:-100000}
 REPS_BIG=${REPS_BIG:-3}
 BIG_FILES=${BIG_FILES:-4}
 BIG_MIB=${BIG_MIB:-1024}
+MID_N=${MID_N:-5000}
+FANOUT=${FANOUT-1000 10000}
+FANOUT_APPLY_REPS=${FANOUT_APPLY_REPS:-1}
+MILLION=${MILLION:-1000000}
+MILLION_APPLY=${MILLION_APPLY:-1}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$ROOT/bench/out/n$N}
 BIN=${BIN:-/tmp/kiln-bench}
@@ -46,7 +60,7 @@ die() { echo "bench: $*" >&2; exit 1; }
 for v in REPS FULL_REPS JOBS SNAKE_REPS REPS_BIG; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a whole number, 1 or more"
 done
-for v in BIG_N BIG_FILES BIG_MIB; do
+for v in BIG_N BIG_FILES BIG_MIB MID_N MILLION; do
 	[[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a whole number (0 skips)"
 done
 
@@ -221,6 +235,26 @@ peers=(kiln make ninja)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average before: $LOAD_START (on $(nproc) cores)"
 
+# ---- MID_N nodes (5,000): full builds only ----
+if ((MID_N > 0)); then
+	MID=$OUT/n$MID_N
+	mkdir -p "$MID"
+	for d in kiln make ninja snakemake; do
+		[[ -e $MID/$d ]] && mv "$MID/$d" "$(mktemp -d "$TRASH/old.XXXXXX")/"
+	done
+	"$BIN/gen" -n "$MID_N" -seed "$SEED" -out "$MID" | tee "$MID/dag.txt"
+	tools=(kiln make ninja)
+	for ((r = 1; r <= FULL_REPS; r++)); do
+		for ((i = 0; i < 3; i++)); do
+			t=${tools[(r + i) % 3]}
+			clean "$MID" "$t"
+			echo "$MID_N nodes: full build $r/$FULL_REPS: $t"
+			full full-mid "$MID" "$t" "$r"
+		done
+	done
+	"$BIN/gen" -n "$MID_N" -seed "$SEED" -out "$MID" -compare
+fi
+
 # ---- N nodes (10,000) ----
 for d in kiln make ninja snakemake; do
 	[[ -e $OUT/$d ]] && mv "$OUT/$d" "$(mktemp -d "$TRASH/old.XXXXXX")/"
@@ -323,19 +357,42 @@ if ((BIG_FILES > 0)); then
 	echo "hashing $BIG_FILES files of $BIG_MIB MiB ..."
 	"$BIN/bighash" -dir "$OUT/bigfiles" -files "$BIG_FILES" -size "$BIG_MIB" -reps "$REPS" -j "$JOBS" -tsv "$SAMPLES"
 fi
+# ---- fan-out: for_each = exec.map, the fileset form, Snakemake ----
+if [[ -n $FANOUT && $FANOUT != 0 ]]; then
+	# shellcheck disable=SC2086 # FANOUT is a list of sizes
+	KILN=$KILN LABEL="$COMMIT" OUT=$OUT/fanout-forms REPS=$REPS SNAKE_REPS=$SNAKE_REPS \
+		SNAKEMAKE=$SNAKEMAKE JOBS=$JOBS LARGE_APPLY_REPS=$FANOUT_APPLY_REPS "$ROOT/bench/fanout-forms.sh" $FANOUT
+fi
+
+# ---- MILLION instances from a few for_each blocks ----
+if ((MILLION > 0)); then
+	KILN=$KILN OUT=$OUT/million REPS=$REPS_BIG APPLY=$MILLION_APPLY JOBS=$JOBS "$ROOT/bench/million.sh" "$MILLION"
+fi
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # The table: medians, ratios and the targets.
 {
 	echo "kiln at commit $COMMIT; $(make --version | head -1), ninja $(ninja --version)$([[ $SNAKEMAKE == 1 ]] && echo ", Snakemake $(snakemake --version)")"
-	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores; $(sed 's/^wrote //; s/ under .*//' "$OUT/dag.txt")$( ((BIG_N > 0)) && echo "; $(sed 's/^wrote //; s/ under .*//' "$OUT/n$BIG_N/dag.txt")")"
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores; $( ((MID_N > 0)) && echo "$(sed 's/^wrote //; s/ under .*//' "$OUT/n$MID_N/dag.txt"); ")$(sed 's/^wrote //; s/ under .*//' "$OUT/dag.txt")$( ((BIG_N > 0)) && echo "; $(sed 's/^wrote //; s/ under .*//' "$OUT/n$BIG_N/dag.txt")")"
 	echo "-j$JOBS / -parallelism $JOBS; medians of $FULL_REPS full builds, $REPS plan runs ($SNAKE_REPS for Snakemake, $REPS_BIG at $BIG_N nodes); load average $LOAD_START before, $LOAD_END after"
-	"$BIN/table" -n "$N" -big "$BIG_N" "$SAMPLES"
+	"$BIN/table" -mid "$MID_N" -n "$N" -big "$BIG_N" "$SAMPLES"
 	echo
 	echo "Plans: kiln plan, make -n, ninja -n, snakemake -n (no-op rows: make and ninja building nothing)."
 	echo "Edit rows: $EDITED appended to; kiln then plans: $(cat "$OUT/edit-plan.txt")"
 	echo "Peak RSS is the largest process of the run (/usr/bin/time -v); for make and ninja that may be a child."
 	echo "All samples: $SAMPLES"
+	if [[ -n $FANOUT && $FANOUT != 0 ]]; then
+		echo
+		echo "Fan-out (bench/fanout-forms.sh $FANOUT)"
+		echo
+		cat "$OUT/fanout-forms/table.md"
+	fi
+	if ((MILLION > 0)); then
+		echo
+		echo "A pipeline of a few for_each blocks (bench/million.sh $MILLION)"
+		echo
+		cat "$OUT/million/table.md"
+	fi
 } | tee "$OUT/table.md"
 
 rm -f "$OUT/time.txt"

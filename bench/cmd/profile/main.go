@@ -10,8 +10,9 @@
 //	go run ./bench/cmd/profile -count 5 -cpuprofile /tmp/plan.pprof bench/out/kiln
 //	go tool pprof -top /tmp/plan.pprof
 //
-// With -apply it runs one kiln apply instead and writes the heap profile of
-// its largest live heap (where the bytes go at the peak):
+// With -memprofile it also writes the heap profile of the last run's largest
+// live heap. With -apply it runs one kiln apply instead and writes the heap
+// profile of its largest live heap (where the bytes go at the peak):
 //
 //	go run ./bench/cmd/profile -apply -memprofile /tmp/apply.heap bench/out/kiln
 //	go tool pprof -top -sample_index=inuse_space /tmp/apply.heap
@@ -23,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"runtime/pprof"
 	"slices"
 	"time"
@@ -42,7 +42,7 @@ var phases = []string{"engine.QuickCheck (no-op fast path)", "config.Load", "pla
 func main() {
 	count := flag.Int("count", 5, "how many times to run the sequence (the median is reported)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of every run to this file")
-	memprofile := flag.String("memprofile", "", "write a heap profile taken after the last run to this file")
+	memprofile := flag.String("memprofile", "", "write the heap profile of the last run's largest live heap to this file")
 	apply := flag.Bool("apply", false, "run kiln apply once instead, and write the heap profile of its largest live heap to -memprofile")
 	parallelism := flag.Int("parallelism", 2, "-parallelism of -apply")
 	flag.Parse()
@@ -78,7 +78,11 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	var changes int
-	for range *count {
+	var watch *peakHeap
+	for i := range *count {
+		if *memprofile != "" && i == *count-1 {
+			watch = watchHeap()
+		}
 		c, err := whole(path, kinds, times)
 		if err != nil {
 			pprof.StopCPUProfile()
@@ -90,10 +94,12 @@ func main() {
 	for _, ph := range phases {
 		fmt.Printf("  %-46s %8.1f ms\n", ph, float64(median(times[ph]).Microseconds())/1000)
 	}
-	if *memprofile != "" {
-		if err := writeHeap(*memprofile); err != nil {
+	if watch != nil {
+		max, err := watch.save(*memprofile)
+		if err != nil {
 			fail(err)
 		}
+		fmt.Printf("largest live heap of the last run: %.1f MB (profile: %s)\n", float64(max)/1e6, *memprofile)
 	}
 }
 
@@ -154,16 +160,6 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-func writeHeap(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create the heap profile: %w", err)
-	}
-	defer f.Close()
-	runtime.GC()
-	return pprof.WriteHeapProfile(f)
 }
 
 func fail(err error) {
