@@ -14,7 +14,8 @@ import (
 // node whose result for the new version is in the store restores it, at
 // no cost. A node weighs on a resource with what the new
 // version declares (resources = { npu = 8 }), or else with what its last
-// run held. A missing state folder means nothing ran yet.
+// run held, on each machine of a Slurm job over several (slurm { nodes }).
+// A missing state folder means nothing ran yet.
 func (r *Report) estimate(s *side, stateDir string) error {
 	st, err := state.Load(stateDir)
 	if err != nil {
@@ -61,8 +62,13 @@ func (r *Report) estimate(s *side, stateDir string) error {
 		nc.Seconds = &secs
 		c.Seconds += secs
 		c.Known++
+		// A Slurm job over several machines holds its resources on each.
+		machines := 1
+		if j := n.Meta.Slurm; j != nil && j.Nodes > 1 && n.Meta.Executor != "" {
+			machines = j.Nodes
+		}
 		for res, amount := range nc.Resources {
-			hours[res] += secs / 3600 * float64(amount)
+			hours[res] += secs / 3600 * float64(amount) * float64(machines)
 		}
 		c.Nodes = append(c.Nodes, nc)
 	}

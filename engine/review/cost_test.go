@@ -91,3 +91,33 @@ exec "eval" {
 		t.Errorf("Cost without state = %+v", r.Cost)
 	}
 }
+
+// TestCostCountsEveryMachineOfAJob: a Slurm job over two machines with 8
+// NPUs each holds 16 NPUs for its duration.
+func TestCostCountsEveryMachineOfAJob(t *testing.T) {
+	root := t.TempDir()
+	repo := newGitRepo(t, filepath.Join(root, "work"))
+	pipeline := func(lr string) string {
+		return `executor "slurm" "a2" {}
+
+exec "train" {
+  executor  = "slurm"
+  resources = { npu = 8 }
+  slurm {
+    nodes = 2
+  }
+  command = "train --lr ` + lr + `"
+}
+`
+	}
+	repo.commit("base", map[string]string{"pipeline.hcl": pipeline("0.1")})
+	repo.write(map[string]string{"pipeline.hcl": pipeline("0.2")})
+	writeState(t, filepath.Join(repo.dir, ".kiln"), map[string]time.Duration{"exec.train": time.Hour}, map[string]map[string]int64{"exec.train": {"npu": 8}})
+	r, err := Compare(context.Background(), Options{Path: repo.dir, Old: "HEAD", Kinds: providers.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []ResourceHours{{Resource: "npu", Hours: 16}}; !cmp.Equal(r.Cost.Hours, want) {
+		t.Errorf("NPU-hours of one hour on 2 machines × 8 NPUs: %+v, want %+v", r.Cost.Hours, want)
+	}
+}
