@@ -221,6 +221,10 @@ type Meta struct {
 	// Unsandboxed is sandbox_reason when the node sets sandbox = false:
 	// its runs are not confined. "" for a sealed node.
 	Unsandboxed string
+	// ReportReads: sandbox = "report". The node's runs may read all of the
+	// pipeline folder, under strace, and apply names what they read there
+	// without declaring it; writes stay sealed.
+	ReportReads bool
 }
 
 func (p *Pipeline) sortNodes() {

@@ -31,7 +31,11 @@ func (p *Pipeline) evalSealing(n *Node, get func(string, cty.Type) (cty.Value, b
 	if v, ok := get("sandbox_reason", cty.String); ok {
 		reason = v.AsString()
 	}
-	if v, ok := get("sandbox", cty.Bool); ok && v.False() {
+	v, ok := get("sandbox", cty.DynamicPseudoType)
+	if ok {
+		v, ok = sandboxMode(n, v, meta["sandbox"].Expr.Range(), &diags)
+	}
+	if ok && v.False() {
 		if reason == "" {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing sandbox_reason",
 				Detail:  `sandbox = false lets the node write outside its result and read all of the pipeline folder, which kiln can no longer check; say why beside it, e.g. sandbox_reason = "installs the CANN toolkit under /usr/local/Ascend". Plan and report show the reason.`,
@@ -56,4 +60,20 @@ func checkShell(shell []string, r hcl.Range) hcl.Diagnostics {
 			Subject: r.Ptr()}}
 	}
 	return nil
+}
+
+// sandboxMode reads sandbox: true or false (returned as a bool), or
+// "report", which sets n.Meta.ReportReads and reads as true.
+func sandboxMode(n *Node, v cty.Value, r hcl.Range, diags *hcl.Diagnostics) (cty.Value, bool) {
+	if v.Type() == cty.String && v.AsString() == "report" {
+		n.Meta.ReportReads = true
+		return cty.True, true
+	}
+	if b, err := convertTo(v, cty.Bool); err == nil {
+		return b, true
+	}
+	*diags = append(*diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid sandbox",
+		Detail:  `sandbox is true (the default: sealed), false (unconfined, with a sandbox_reason) or "report" (writes sealed, undeclared reads of the pipeline folder allowed and named after each run).`,
+		Subject: r.Ptr()})
+	return cty.NilVal, false
 }

@@ -21,9 +21,26 @@ const outsideShown = 12
 // line that declares them, then the rest.
 func Traces(w io.Writer, res *run.Result, root string) {
 	for _, n := range res.Nodes {
-		if t := n.Trace; t != nil {
+		switch t := n.Trace; {
+		case t == nil:
+		case t.Reported:
+			reportedReads(w, t)
+		default:
 			traceText(w, t, root)
 		}
+	}
+}
+
+// reportedReads says what a node with sandbox = "report" read in the
+// pipeline folder without declaring it, and nothing when it read nothing
+// so.
+func reportedReads(w io.Writer, t *run.TraceReport) {
+	switch {
+	case t.Err != nil:
+		fmt.Fprintf(w, "\n%s (sandbox = \"report\"): its reads were not traced: %v\n", t.Addr, t.Err)
+	case len(t.Undeclared) > 0:
+		fmt.Fprintf(w, "\n%s (sandbox = \"report\") read %s in the pipeline folder that it does not declare: %s\n  declare them, so that a change to one reruns the node, then seal it (remove sandbox = \"report\"):\n    %s\n",
+			t.Addr, human.Count(len(t.Undeclared), "file"), strings.Join(t.Undeclared, ", "), t.Suggestion())
 	}
 }
 

@@ -319,7 +319,7 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 		return nil, 0, err
 	}
 	defer sealed.remove()
-	if a.Options.Trace[n.Addr.String()] {
+	if a.traced(n) && !remote {
 		defer func() { a.traces.Store(n.Addr, a.traceReport(dec, sealed, log.path)) }()
 	}
 	var prev *kind.Record

@@ -78,7 +78,7 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if n.Meta.Unsandboxed != "" || !sandbox.Probe().Enforced() {
 		s.guard(ups)
 	}
-	traced := a.Options.Trace[n.Addr.String()]
+	traced := a.traced(n)
 	if n.Meta.Unsandboxed != "" {
 		if traced && s.tmp != "" {
 			// Traced as it runs: unconfined, everything writable.
@@ -90,6 +90,9 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if traced && s.tmp != "" {
 		policy.ReadAll, policy.Trace = true, traceFile(s.tmp)
 	}
+	// sandbox = "report" reads all of the pipeline folder, also in a batch
+	// job, where its reads are not traced.
+	policy.ReadAll = policy.ReadAll || n.Meta.ReportReads
 	if s.tmp != "" {
 		policy.Write = append(policy.Write, s.tmp)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/sandbox"
 )
@@ -36,6 +37,15 @@ type TraceReport struct {
 	Log string
 	// Err says why there is no trace, when there is none.
 	Err error
+	// Reported: the node sets sandbox = "report" and was not named by
+	// -trace; only what it read undeclared is worth saying.
+	Reported bool
+}
+
+// traced reports whether n's runs are traced: named by kiln apply -trace,
+// or sandbox = "report".
+func (a *Applier) traced(n *config.Node) bool {
+	return a.Options.Trace[n.Addr.String()] || n.Meta.ReportReads && n.Meta.Unsandboxed == ""
 }
 
 // traceFile is where the trace of a run in tmp is written: its private
@@ -45,7 +55,7 @@ func traceFile(tmp string) string { return filepath.Join(tmp, "kiln-trace.strace
 // traceReport reads the trace of a run of dec's node and sorts what it
 // touched; the trace is kept beside the run's log, at logPath.trace.
 func (a *Applier) traceReport(dec *plan.Decision, s *sealedRun, logPath string) *TraceReport {
-	r := &TraceReport{Addr: dec.Node.Addr, Upstream: map[string]int{}}
+	r := &TraceReport{Addr: dec.Node.Addr, Upstream: map[string]int{}, Reported: !a.Options.Trace[dec.Node.Addr.String()]}
 	if s == nil || s.policy == nil || s.policy.Trace == "" {
 		r.Err = fmt.Errorf("%s is not a node whose runs kiln seals (exec, service): nothing to trace", dec.Node.Addr)
 		return r
