@@ -88,7 +88,7 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 	case b.follows != nil:
 		return p.followerInstances(b), nil
 	case b.ForEach != nil:
-		v, diags := b.ForEach.Value(p.staticContext())
+		v, diags := p.staticEval(b.ForEach)
 		if diags.HasErrors() {
 			return nil, diags
 		}
@@ -97,7 +97,7 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 		}
 		return p.forEachInstances(b, v, maxInstances)
 	case b.Count != nil:
-		v, diags := b.Count.Value(p.staticContext())
+		v, diags := p.staticEval(b.Count)
 		if diags.HasErrors() {
 			return nil, diags
 		}
@@ -195,6 +195,31 @@ func (p *Pipeline) staticContext() *hcl.EvalContext {
 	}
 	ctx.Variables["local"] = cty.ObjectVal(locals)
 	return ctx
+}
+
+// staticEval evaluates e in the static context. A local e reads that
+// fails to evaluate is left out of that context, so e's error would only
+// say that local has no such attribute: the local's own error is given
+// instead (range(2000) generating more than 1024 values).
+func (p *Pipeline) staticEval(e hcl.Expression) (cty.Value, hcl.Diagnostics) {
+	v, diags := e.Value(p.staticContext())
+	if !diags.HasErrors() {
+		return v, diags
+	}
+	var own hcl.Diagnostics
+	for _, t := range e.Variables() {
+		name, ok := attrStep(t, 1)
+		if l := p.Locals[name]; t.RootName() != "local" || !ok || l == nil || len(l.nodes) > 0 {
+			continue
+		}
+		if _, d := p.localValues(&Block{locals: []string{name}}, staticValues{p}, newReads()); d.HasErrors() {
+			own = append(own, d...)
+		}
+	}
+	if own.HasErrors() {
+		return v, own
+	}
+	return v, diags
 }
 
 // resolveDeps turns the block's references into instance dependencies. A

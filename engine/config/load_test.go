@@ -295,3 +295,30 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestForEachOverAFailedLocal: a for_each (or count) that reads a local
+// which fails to evaluate reports the local's own error, at its line, not
+// that local has no such attribute.
+func TestForEachOverAFailedLocal(t *testing.T) {
+	for _, arg := range []string{
+		`for_each = toset([for i in local.ids : tostring(i)])`,
+		`count    = length(local.ids)`,
+	} {
+		_, diags := load(t, `
+locals {
+  ids = range(2000)
+}
+exec "a" {
+  `+arg+`
+  command  = "true"
+}
+`, Options{})
+		if !diags.HasErrors() {
+			t.Fatalf("%s: loaded", arg)
+		}
+		d := diags[0]
+		if !strings.Contains(d.Detail, "more than 1024 values") || d.Subject == nil || d.Subject.Start.Line != 3 || strings.Contains(diags.Error(), "does not have an attribute") {
+			t.Errorf("%s: %v, want range's own error at line 3", arg, diags)
+		}
+	}
+}
