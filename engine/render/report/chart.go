@@ -23,34 +23,12 @@ const (
 // step on x. Each logged step is one circle.pt while there are at most
 // maxDots of them.
 func chart(b *strings.Builder, key string, run, cmp []metrics.Point, runID, cmpID int) {
-	xlo, xhi := math.Inf(1), math.Inf(-1)
-	ylo, yhi := math.Inf(1), math.Inf(-1)
-	for _, pts := range [][]metrics.Point{run, cmp} {
-		for _, p := range pts {
-			xlo, xhi = math.Min(xlo, float64(p.Step)), math.Max(xhi, float64(p.Step))
-			if !math.IsNaN(p.Value) && !math.IsInf(p.Value, 0) {
-				ylo, yhi = math.Min(ylo, p.Value), math.Max(yhi, p.Value)
-			}
-		}
-	}
-	if math.IsInf(xlo, 1) {
+	sc, ok := scaleOf(run, cmp)
+	if !ok {
 		return
 	}
-	if xhi == xlo {
-		xlo, xhi = xlo-1, xhi+1
-	}
-	if math.IsInf(ylo, 1) {
-		ylo, yhi = 0, 1
-	}
-	if yhi == ylo {
-		pad := math.Max(math.Abs(ylo)*0.1, 1)
-		ylo, yhi = ylo-pad, yhi+pad
-	}
-	yticks := niceTicks(ylo, yhi, 4)
-	ylo, yhi = math.Min(ylo, yticks[0]), math.Max(yhi, yticks[len(yticks)-1])
+	xlo, xhi, yticks, px, py := sc.xlo, sc.xhi, sc.yticks, sc.px, sc.py
 	pw, ph := float64(chW-chLeft-chRight), float64(chH-chTop-chBot)
-	px := func(step float64) float64 { return chLeft + (step-xlo)/(xhi-xlo)*pw }
-	py := func(v float64) float64 { return chTop + (yhi-v)/(yhi-ylo)*ph }
 
 	fmt.Fprintf(b, `<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" data-key="%s" data-points="%d">`, chW, chH, chW, chH, esc(key), len(run))
 	for _, t := range yticks {
@@ -184,4 +162,50 @@ func numberText(v float64) string {
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// chartScale maps steps and values onto a chart's plot area.
+type chartScale struct {
+	xlo, xhi, ylo, yhi float64
+	yticks             []float64
+}
+
+// scaleOf is the scale that holds every point of the series (values that
+// are not finite left out); false when they hold no point.
+func scaleOf(series ...[]metrics.Point) (chartScale, bool) {
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, pts := range series {
+		for _, p := range pts {
+			xlo, xhi = math.Min(xlo, float64(p.Step)), math.Max(xhi, float64(p.Step))
+			if finiteValue(p.Value) {
+				ylo, yhi = math.Min(ylo, p.Value), math.Max(yhi, p.Value)
+			}
+		}
+	}
+	if math.IsInf(xlo, 1) {
+		return chartScale{}, false
+	}
+	if xhi == xlo {
+		xlo, xhi = xlo-1, xhi+1
+	}
+	if math.IsInf(ylo, 1) {
+		ylo, yhi = 0, 1
+	}
+	if yhi == ylo {
+		pad := math.Max(math.Abs(ylo)*0.1, 1)
+		ylo, yhi = ylo-pad, yhi+pad
+	}
+	yticks := niceTicks(ylo, yhi, 4)
+	ylo, yhi = math.Min(ylo, yticks[0]), math.Max(yhi, yticks[len(yticks)-1])
+	return chartScale{xlo: xlo, xhi: xhi, ylo: ylo, yhi: yhi, yticks: yticks}, true
+}
+
+// px is where step lies across the plot area.
+func (c chartScale) px(step float64) float64 {
+	return chLeft + (step-c.xlo)/(c.xhi-c.xlo)*float64(chW-chLeft-chRight)
+}
+
+// py is where value v lies down the plot area.
+func (c chartScale) py(v float64) float64 {
+	return chTop + (c.yhi-v)/(c.yhi-c.ylo)*float64(chH-chTop-chBot)
 }

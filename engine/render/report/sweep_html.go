@@ -98,33 +98,16 @@ func (m *model) sweepSection(b *strings.Builder) error {
 
 // sweepChart draws the lines of one metric group, step on x.
 func sweepChart(b *strings.Builder, addr, group string, lines []sweepLine) {
-	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	for _, l := range lines {
-		for _, p := range l.pts {
-			xlo, xhi = math.Min(xlo, float64(p.Step)), math.Max(xhi, float64(p.Step))
-			if finiteValue(p.Value) {
-				ylo, yhi = math.Min(ylo, p.Value), math.Max(yhi, p.Value)
-			}
-		}
+	series := make([][]metrics.Point, len(lines))
+	for i, l := range lines {
+		series[i] = l.pts
 	}
-	if math.IsInf(xlo, 1) {
+	sc, ok := scaleOf(series...)
+	if !ok {
 		return
 	}
-	if xhi == xlo {
-		xlo, xhi = xlo-1, xhi+1
-	}
-	if math.IsInf(ylo, 1) {
-		ylo, yhi = 0, 1
-	}
-	if yhi == ylo {
-		pad := math.Max(math.Abs(ylo)*0.1, 1)
-		ylo, yhi = ylo-pad, yhi+pad
-	}
-	yticks := niceTicks(ylo, yhi, 4)
-	ylo, yhi = math.Min(ylo, yticks[0]), math.Max(yhi, yticks[len(yticks)-1])
+	xlo, xhi, yticks, px, py := sc.xlo, sc.xhi, sc.yticks, sc.px, sc.py
 	pw, ph := float64(chW-chLeft-chRight), float64(chH-chTop-chBot)
-	px := func(step float64) float64 { return chLeft + (step-xlo)/(xhi-xlo)*pw }
-	py := func(v float64) float64 { return chTop + (yhi-v)/(yhi-ylo)*ph }
 	fmt.Fprintf(b, `<svg class="chart sweep" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" data-node="%s" data-group="%s" data-lines="%d">`,
 		chW, chH, chW, chH, esc(addr), esc(group), len(lines))
 	for _, t := range yticks {
