@@ -19,6 +19,7 @@ import (
 //	slurm-up                  the one-node test cluster answers (started if needed)
 //	slurm2-up                 the two-node one (n1, n2) answers; sets SLURM_CONF to it
 //	slurmjobs NAME N          N jobs named NAME were submitted from this script's folder
+//	slurmsubmits NAME N       N sbatch submissions made them (an array job is one)
 //	slurmjob NAME TEXT        scontrol show job of the newest such job holds TEXT
 //	slurmactive NAME N        N of them are still pending or running
 //	slurmended NAME           wait (up to 60s) until none of them is
@@ -31,6 +32,7 @@ var scaleOutCmds = map[string]func(ts *testscript.TestScript, neg bool, args []s
 	"slurm2-up":     cmdSlurm2Up,
 	"slurmjobs":     cmdSlurmJobs,
 	"slurmjob":      cmdSlurmJob,
+	"slurmsubmits":  cmdSlurmSubmits,
 	"slurmactive":   cmdSlurmActive,
 	"slurmended":    cmdSlurmEnded,
 	"slurmcancel":   cmdSlurmCancel,
@@ -124,6 +126,27 @@ func cmdSlurmJobs(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: slurmjobs NAME N")
 	}
 	wantCount(ts, "slurmjobs "+args[0], scriptJobs(ts, args[0]), args[1])
+}
+
+func cmdSlurmSubmits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: slurmsubmits NAME N")
+	}
+	seen := map[string]bool{}
+	var submits []string
+	for _, j := range scriptJobs(ts, args[0]) {
+		id := strings.TrimPrefix(strings.Fields(j)[0], "JobId=")
+		for _, f := range strings.Fields(j) {
+			if a, ok := strings.CutPrefix(f, "ArrayJobId="); ok {
+				id = a
+			}
+		}
+		if !seen[id] {
+			seen[id] = true
+			submits = append(submits, j)
+		}
+	}
+	wantCount(ts, "slurmsubmits "+args[0], submits, args[1])
 }
 
 func cmdSlurmJob(ts *testscript.TestScript, neg bool, args []string) {

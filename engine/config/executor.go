@@ -36,12 +36,18 @@ type Executor struct {
 	Shared    string
 	Flags     []string      // extra sbatch flags
 	MaxJobs   int           // most jobs submitted and not finished at once; 0: no limit
+	ArraySize int           // most instances of a block in one array job; 1: no arrays
+	Ahead     bool          // queue nodes after their upstreams' jobs (--dependency=afterok)
 	Requeue   int           // resubmissions after NODE_FAIL or PREEMPTED
 	Poll      time.Duration // between squeue calls
 	Kiln      string        // the kiln binary as compute nodes see it; empty: this one
 	Default   bool          // nodes of portable kinds run here unless they say otherwise
 	DeclRange hcl.Range
 }
+
+// maxArraySize bounds array_size: Slurm's own MaxArraySize is 1001 unless
+// a site raises it, to at most 4,000,001.
+const maxArraySize = 100000
 
 // Address is how nodes name the executor: slurm.NAME.
 func (e *Executor) Address() string { return e.Type + "." + e.Name }
@@ -99,7 +105,7 @@ func (p *Pipeline) decodeScaleOut() hcl.Diagnostics {
 				Detail: fmt.Sprintf("executor type %q is not known; kiln has \"slurm\" (and the built-in local executor).", b.Labels[0]), Subject: b.LabelRanges[0].Ptr()})
 			continue
 		}
-		e := &Executor{Type: "slurm", Name: b.Labels[1], GRES: "npu", Requeue: 1, Poll: 2 * time.Second, DeclRange: b.DefRange}
+		e := &Executor{Type: "slurm", Name: b.Labels[1], GRES: "npu", ArraySize: 1000, Ahead: true, Requeue: 1, Poll: 2 * time.Second, DeclRange: b.DefRange}
 		if !hclIdent(e.Name) {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid executor name", Detail: fmt.Sprintf("%q is not a valid name: use letters, digits, underscores and dashes.", e.Name), Subject: b.LabelRanges[1].Ptr()})
 			continue
@@ -119,9 +125,14 @@ func (p *Pipeline) decodeScaleOut() hcl.Diagnostics {
 		diags = append(diags, staticString(ctx, a["kiln"], &e.Kiln)...)
 		diags = append(diags, staticList(ctx, a["flags"], &e.Flags)...)
 		diags = append(diags, staticInt(ctx, a["max_jobs"], &e.MaxJobs)...)
+		diags = append(diags, staticInt(ctx, a["array_size"], &e.ArraySize)...)
+		diags = append(diags, staticBool(ctx, a["submit_ahead"], &e.Ahead)...)
 		diags = append(diags, staticInt(ctx, a["requeue"], &e.Requeue)...)
 		diags = append(diags, staticDuration(ctx, a["poll"], &e.Poll)...)
 		diags = append(diags, staticBool(ctx, a["default"], &e.Default)...)
+		if a["array_size"] != nil && (e.ArraySize < 1 || e.ArraySize > maxArraySize) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid array_size", Detail: fmt.Sprintf("array_size is from 1 (no arrays) to %d instances in one sbatch --array; Slurm's MaxArraySize bounds it too.", maxArraySize), Subject: a["array_size"].Expr.Range().Ptr()})
+		}
 		if e.Shared != "" && !strings.HasPrefix(e.Shared, "/") {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid shared", Detail: "shared is an absolute folder that the compute nodes see at the same path.", Subject: a["shared"].Expr.Range().Ptr()})
 		}
@@ -228,7 +239,7 @@ func (p *Pipeline) Executor(name string) *Executor {
 	if e, ok := p.Executors[name]; ok {
 		return e
 	}
-	return &Executor{Type: "slurm", Name: "", GRES: "npu", Requeue: 1, Poll: 2 * time.Second}
+	return &Executor{Type: "slurm", Name: "", GRES: "npu", ArraySize: 1000, Ahead: true, Requeue: 1, Poll: 2 * time.Second}
 }
 
 func decodeSlurmJob(ctx *hcl.EvalContext, b *hcl.Block) (*SlurmJob, hcl.Diagnostics) {

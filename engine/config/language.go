@@ -203,6 +203,8 @@ var ExecutorBlock = &schema.Block{
 		{Name: "shared", Type: cty.String, DefaultDoc: ".kiln/slurm", Doc: "An absolute folder the compute nodes see at the same path, for each job's files.", Example: `"/shared/kiln"`},
 		{Name: "flags", Type: cty.List(cty.String), Doc: "More sbatch flags.", Example: `["--exclusive"]`},
 		{Name: "max_jobs", Type: cty.Number, DefaultDoc: "no limit", Doc: "The most jobs submitted and unfinished at once.", Example: `16`},
+		{Name: "array_size", Type: cty.Number, DefaultDoc: "1000", Doc: "The most instances of one for_each or count block submitted as one array job (sbatch --array), when they are ready together; 1 submits every instance as a job of its own. Each element counts against max_jobs as a job.", Example: `500`},
+		{Name: "submit_ahead", Type: cty.Bool, DefaultDoc: "true", Doc: "Queue a node whose upstreams are Slurm jobs of the same apply as soon as they are submitted (sbatch --dependency=afterok), so that its queue wait overlaps their run; kiln hands it its node once they have succeeded, and cancels it when one fails or its result turns out to be up to date.", Example: `false`},
 		{Name: "requeue", Type: cty.Number, DefaultDoc: "1", Doc: "Resubmissions after NODE_FAIL or PREEMPTED.", Example: `3`},
 		{Name: "poll", Type: cty.String, DefaultDoc: `"2s"`, Doc: "Time between squeue calls.", Example: `"10s"`},
 		{Name: "kiln", Type: cty.String, DefaultDoc: "this kiln binary", Doc: "The kiln binary as the compute nodes see it.", Example: `"/shared/bin/kiln"`},

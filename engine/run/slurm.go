@@ -37,6 +37,7 @@ type slurmExec struct {
 	opts     SlurmOptions
 	stateDir string
 	journal  *slurm.Journal
+	arrays   arrays
 
 	mu       sync.Mutex
 	watchers map[time.Duration]*slurm.Watcher // by poll interval
@@ -139,51 +140,83 @@ func (x *slurmExec) run(ctx context.Context, r *slurmRun) (*job.Result, slurm.Jo
 	}
 }
 
-// submit writes the job's spec and script, submits it and journals it.
+// submit writes the job's spec and script, submits it and journals it. An
+// instance's first submission joins an array job (slurmarray.go).
 func (x *slurmExec) submit(ctx context.Context, r *slurmRun, submission int) (slurm.Job, error) {
 	b := r.build
+	var arr *array
+	var elem *element
 	// A folder per submission: a result file of an earlier job is never
 	// taken for this one's.
 	jobDir := filepath.Join(x.shared(r.exec), r.node.Addr.FileName()+"-"+r.key[:12]+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
-	if err := os.MkdirAll(jobDir, 0o755); err != nil {
+	if submission == 1 && arrayable(r) {
+		var err error
+		if arr, elem, err = x.join(r); err != nil {
+			return slurm.Job{}, err
+		}
+		jobDir = filepath.Join(arr.dir, strconv.Itoa(elem.index))
+	} else if err := os.MkdirAll(jobDir, 0o755); err != nil {
 		return slurm.Job{}, fmt.Errorf("the Slurm job folder: %w", err)
 	}
+	specPath := filepath.Join(jobDir, "spec.json")
+	err := x.writeSpec(r, specPath, filepath.Join(jobDir, "result.json"))
+	if arr != nil {
+		x.written(arr, elem, err)
+	}
+	if err != nil {
+		return slurm.Job{}, err
+	}
+	var id, how string
+	if arr != nil {
+		if id, err = x.awaitArray(ctx, arr, elem); err != nil {
+			return slurm.Job{}, err
+		}
+		how = fmt.Sprintf("element %d of array job %s (sbatch %s)", elem.index, arr.id, quoteArgs(arr.req.Args()))
+		if arr.single != "" {
+			how = "(sbatch " + quoteArgs(arr.req.Args()) + ")"
+		}
+	} else {
+		req := slurmRequest(r, jobDir)
+		req.Command = []string{x.kiln(r.exec), "job", "run", specPath}
+		if id, err = x.opts.Cluster.Submit(ctx, req, filepath.Join(jobDir, "job.sh")); err != nil {
+			return slurm.Job{}, fmt.Errorf("submitting the Slurm job: %w", err)
+		}
+		how = "(sbatch " + quoteArgs(req.Args()) + ")"
+	}
+	j := slurm.Job{Key: r.key, Addr: r.node.Addr.String(), ID: id, Dir: jobDir, Run: b.Dir, Entry: r.entry, Submitted: time.Now().UTC(), Submissions: submission}
+	if r.entry != "" {
+		if err := x.journal.Put(j); err != nil {
+			// Without the journal a dead kiln could not find the job again:
+			// better not to run it at all.
+			_ = x.opts.Cluster.Cancel(context.WithoutCancel(ctx), id)
+			return slurm.Job{}, fmt.Errorf("journaling Slurm job %s (cancelled it): %w", id, err)
+		}
+	}
+	fmt.Fprintf(r.log, "kiln: submitted Slurm job %s %s\n", id, how)
+	return j, nil
+}
+
+// writeSpec writes what `kiln job run` needs to run r's node.
+func (x *slurmExec) writeSpec(r *slurmRun, specPath, resultPath string) error {
+	b := r.build
 	spec := &job.Spec{
 		KilnVersion: r.version, Addr: r.node.Addr.String(), Kind: r.kind.Name(), KindVersion: r.kind.Version(), Key: r.key,
 		Root: b.Root, Out: b.Out, State: b.State, Dir: b.Dir, Resumed: b.Resumed, Env: b.Env,
-		PassEnv: jobPassEnv, Previous: b.Previous, Result: filepath.Join(jobDir, "result.json"),
+		PassEnv: jobPassEnv, Previous: b.Previous, Result: resultPath,
 		Shell: b.Shell, Sealed: b.Shell != nil, Sandbox: b.Sandbox,
 	}
 	if err := spec.SetConfig(b.Config); err != nil {
-		return slurm.Job{}, fmt.Errorf("encoding the node for its job: %w", err)
+		return fmt.Errorf("encoding the node for its job: %w", err)
 	}
-	specPath := filepath.Join(jobDir, "spec.json")
-	if err := job.WriteSpec(specPath, spec); err != nil {
-		return slurm.Job{}, err
+	return job.WriteSpec(specPath, spec)
+}
+
+// kiln is the kiln binary e's jobs run.
+func (x *slurmExec) kiln(e *config.Executor) string {
+	if e.Kiln != "" {
+		return e.Kiln
 	}
-	kiln := r.exec.Kiln
-	if kiln == "" {
-		kiln = x.opts.Kiln
-	}
-	req := slurmRequest(r, jobDir)
-	req.Command = []string{kiln, "job", "run", specPath}
-	id, err := x.opts.Cluster.Submit(ctx, req, filepath.Join(jobDir, "job.sh"))
-	if err != nil {
-		return slurm.Job{}, fmt.Errorf("submitting the Slurm job: %w", err)
-	}
-	j := slurm.Job{Key: r.key, Addr: r.node.Addr.String(), ID: id, Dir: jobDir, Run: b.Dir, Entry: r.entry, Submitted: time.Now().UTC(), Submissions: submission}
-	if r.entry == "" {
-		fmt.Fprintf(r.log, "kiln: submitted Slurm job %s (sbatch %s)\n", id, quoteArgs(req.Args()))
-		return j, nil
-	}
-	if err := x.journal.Put(j); err != nil {
-		// Without the journal a dead kiln could not find the job again:
-		// better not to run it at all.
-		_ = x.opts.Cluster.Cancel(context.WithoutCancel(ctx), id)
-		return slurm.Job{}, fmt.Errorf("journaling Slurm job %s (cancelled it): %w", id, err)
-	}
-	fmt.Fprintf(r.log, "kiln: submitted Slurm job %s (sbatch %s)\n", id, quoteArgs(req.Args()))
-	return j, nil
+	return x.opts.Kiln
 }
 
 func (x *slurmExec) shared(e *config.Executor) string {

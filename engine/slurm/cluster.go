@@ -108,7 +108,7 @@ func (c *Cluster) Query(ctx context.Context, ids []string) (map[string]Status, e
 	if len(ids) == 0 {
 		return got, nil
 	}
-	out, err := c.run(ctx, "squeue", "-h", "-t", "all", "-j", strings.Join(ids, ","), "-O", squeueFormat)
+	out, err := c.run(ctx, "squeue", "-h", "-r", "-t", "all", "-j", strings.Join(ids, ","), "-O", squeueFormat)
 	if err != nil && !invalidJob(err) {
 		return nil, err
 	}

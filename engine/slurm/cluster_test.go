@@ -3,9 +3,11 @@ package slurm
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -154,5 +156,50 @@ func TestCompletedAndUnknown(t *testing.T) {
 	}
 	if got["999999"].State != Unknown {
 		t.Errorf("a job no one knows is %s, want UNKNOWN", got["999999"])
+	}
+}
+
+// An array's elements are watched, and end, one by one: element 1 fails
+// alone, and a job queued after element 0 with afterok runs once it has
+// completed, while one queued after element 1 never starts.
+func TestArrayElementsAndDependencies(t *testing.T) {
+	c, w := cluster(t)
+	dir := t.TempDir()
+	for i := range 3 {
+		os.MkdirAll(filepath.Join(dir, strconv.Itoa(i)), 0o755)
+	}
+	r := &Request{Name: "exec.fan", Array: []int{0, 1, 2}, Chdir: dir, Output: filepath.Join(dir, "%a", "job.out"), Time: 2 * time.Minute,
+		Command: []string{"/bin/sh", "-c", `echo "element $SLURM_ARRAY_TASK_ID"; test "$SLURM_ARRAY_TASK_ID" != 1`, "%a"}}
+	id, err := c.Submit(context.Background(), r, filepath.Join(dir, "array.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Cancel(context.Background(), id) })
+	ok := submit(t, c, &Request{Name: "exec.after0", After: []string{ElementID(id, 0)}, Time: 2 * time.Minute, Command: []string{"/bin/true"}})
+	never := submit(t, c, &Request{Name: "exec.after1", After: []string{ElementID(id, 1)}, Time: 2 * time.Minute, Command: []string{"/bin/true"}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i, want := range []State{Completed, Failed, Completed} {
+		st, err := w.Wait(ctx, ElementID(id, i), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.State != want {
+			t.Errorf("element %d ended %s, want %s", i, st, want)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, strconv.Itoa(i), "job.out"))
+		if got := fmt.Sprintf("element %d\n", i); string(b) != got {
+			t.Errorf("element %d wrote %q to its own output, want %q", i, b, got)
+		}
+	}
+	if st, err := w.Wait(ctx, ok, nil); err != nil || st.State != Completed {
+		t.Errorf("the job after element 0: %s, %v; want COMPLETED", st, err)
+	}
+	got, err := c.Query(ctx, []string{never})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := got[never]; st.State != Pending || !strings.Contains(st.Reason, "Dependency") {
+		t.Errorf("the job after the failed element 1: %s, want PENDING for its dependency", st)
 	}
 }

@@ -24,7 +24,14 @@ type Request struct {
 	Chdir         string           // --chdir: the job's working folder
 	Output        string           // --output: stdout and stderr of the job
 	Flags         []string         // further sbatch flags, verbatim, after kiln's
-	Command       []string         // what the batch script execs
+	// Array makes the job an array of the elements of these indices
+	// (--array=0-3,5); every %a in Output and Command stands for the
+	// element's index.
+	Array []int
+	// After are the jobs this one starts after, once each has completed
+	// successfully (--dependency=afterok:...).
+	After   []string
+	Command []string // what the batch script execs
 }
 
 // Args are the sbatch arguments before the script path.
@@ -38,6 +45,12 @@ func (r *Request) Args() []string {
 	add("--job-name", r.Name)
 	add("--output", r.Output)
 	add("--chdir", r.Chdir)
+	if len(r.Array) > 0 {
+		add("--array", indexRanges(r.Array))
+	}
+	if len(r.After) > 0 {
+		add("--dependency", "afterok:"+strings.Join(r.After, ":"))
+	}
 	add("--partition", r.Partition)
 	add("--account", r.Account)
 	add("--qos", r.QOS)
@@ -60,6 +73,27 @@ func (r *Request) Args() []string {
 	return append(args, r.Flags...)
 }
 
+// indexRanges writes increasing indices as sbatch --array takes them:
+// "0-3,5,7-8".
+func indexRanges(xs []int) string {
+	var b strings.Builder
+	for i := 0; i < len(xs); {
+		j := i
+		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(xs[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(xs[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
 func (r *Request) gres() string {
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(r.GRES)) {
@@ -79,7 +113,18 @@ func (r *Request) Script() string {
 	b.WriteString("exec")
 	for _, a := range r.Command {
 		b.WriteString(" ")
-		b.WriteString(shellQuote(a))
+		if len(r.Array) == 0 {
+			b.WriteString(shellQuote(a))
+			continue
+		}
+		for i, part := range strings.Split(a, "%a") {
+			if i > 0 {
+				b.WriteString(`"$SLURM_ARRAY_TASK_ID"`)
+			}
+			if part != "" || i == 0 && !strings.Contains(a, "%a") {
+				b.WriteString(shellQuote(part))
+			}
+		}
 	}
 	b.WriteString("\n")
 	return b.String()
@@ -89,6 +134,16 @@ func (r *Request) Script() string {
 func (r *Request) Check() error {
 	if len(r.Command) == 0 {
 		return fmt.Errorf("the job has no command")
+	}
+	for i, x := range r.Array {
+		if x < 0 || i > 0 && x <= r.Array[i-1] {
+			return fmt.Errorf("array indices %v are not increasing from 0 up", r.Array)
+		}
+	}
+	for _, id := range r.After {
+		if id == "" || strings.ContainsAny(id, ":, \n") {
+			return fmt.Errorf("invalid job id %q to start after", id)
+		}
 	}
 	if strings.ContainsAny(r.Name, "\n") {
 		return fmt.Errorf("job name %q holds a newline", r.Name)

@@ -3,6 +3,7 @@ package slurm
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,13 +48,37 @@ func TestScriptQuotes(t *testing.T) {
 	}
 }
 
+func TestArrayScript(t *testing.T) {
+	r := Request{Array: []int{0, 1, 2, 4, 6, 7}, After: []string{"7", "8_1"}, Output: "/j/%a/job.out", Command: []string{"/opt/kiln", "job", "run", "/j/it's/%a/spec.json"}}
+	want := "#!/bin/sh\n# Written by kiln: the job runs one node; see the spec it names.\nexec /opt/kiln job run '/j/it'\\''s/'\"$SLURM_ARRAY_TASK_ID\"/spec.json\n"
+	if got := r.Script(); got != want {
+		t.Errorf("Script =\n%s\nwant\n%s", got, want)
+	}
+	args := strings.Join(r.Args(), " ")
+	for _, a := range []string{"--array=0-2,4,6-7", "--dependency=afterok:7:8_1", "--output=/j/%a/job.out"} {
+		if !strings.Contains(args, a) {
+			t.Errorf("Args = %s, want %s", args, a)
+		}
+	}
+	r.After = []string{"7:8"}
+	if err := r.Check(); err == nil {
+		t.Errorf("Check accepted a job id with a colon to start after")
+	}
+}
+
 func TestParseStatus(t *testing.T) {
-	sq := "2|FAILED|NonZeroExitCode|vm|768|\n4|PENDING|Resources||0|\n3|RUNNING|None|vm|0|\n5|CANCELLED|None|vm|15|\n"
+	// squeue -r: the elements of array 10 pending under its own id and
+	// running as jobs 11 and 12.
+	sq := "2|2|N/A|FAILED|NonZeroExitCode|vm|768|\n4|4|N/A|PENDING|Resources||0|\n3|3|N/A|RUNNING|None|vm|0|\n5|5|N/A|CANCELLED|None|vm|15|\n" +
+		"10|10|2|PENDING|JobArrayTaskLimit||0|\n11|10|0|RUNNING|None|vm|0|\n12|10|1|FAILED|NonZeroExitCode|vm|256|\n"
 	want := map[string]Status{
-		"2": {ID: "2", State: Failed, Reason: "NonZeroExitCode", Nodes: "vm", ExitCode: 3},
-		"4": {ID: "4", State: Pending, Reason: "Resources"},
-		"3": {ID: "3", State: Running, Reason: "None", Nodes: "vm"},
-		"5": {ID: "5", State: Cancelled, Reason: "None", Nodes: "vm", Signal: 15},
+		"2":    {ID: "2", State: Failed, Reason: "NonZeroExitCode", Nodes: "vm", ExitCode: 3},
+		"4":    {ID: "4", State: Pending, Reason: "Resources"},
+		"3":    {ID: "3", State: Running, Reason: "None", Nodes: "vm"},
+		"5":    {ID: "5", State: Cancelled, Reason: "None", Nodes: "vm", Signal: 15},
+		"10_2": {ID: "10_2", State: Pending, Reason: "JobArrayTaskLimit"},
+		"10_0": {ID: "10_0", State: Running, Reason: "None", Nodes: "vm"},
+		"10_1": {ID: "10_1", State: Failed, Reason: "NonZeroExitCode", Nodes: "vm", ExitCode: 1},
 	}
 	if diff := cmp.Diff(want, parseSqueue(sq)); diff != "" {
 		t.Errorf("parseSqueue (-want +got):\n%s", diff)

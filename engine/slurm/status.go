@@ -61,19 +61,29 @@ func (s Status) String() string {
 	return string(s.State)
 }
 
-// squeueFormat asks squeue for one line per job: id, state, reason, nodes
-// and the raw wait status (exit code << 8 | signal).
-const squeueFormat = "JobID:|,State:|,Reason:|,NodeList:|,exit_code:|"
+// squeueFormat asks squeue for one line per job: id, its array's id and
+// index, state, reason, nodes and the raw wait status (exit code << 8 |
+// signal). With -r every element of an array has its own line.
+const squeueFormat = "JobID:|,ArrayJobID:|,ArrayTaskID:|,State:|,Reason:|,NodeList:|,exit_code:|"
 
-// parseSqueue reads lines in squeueFormat.
+// ElementID is how Slurm names element i of array job id: "ID_I".
+func ElementID(id string, i int) string { return id + "_" + strconv.Itoa(i) }
+
+// parseSqueue reads lines in squeueFormat. An array element is named
+// ARRAY_INDEX whatever job id it runs as.
 func parseSqueue(out string) map[string]Status {
 	got := map[string]Status{}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Split(strings.TrimSpace(line), "|")
-		if len(f) < 5 || f[0] == "" {
+		if len(f) < 7 || f[0] == "" {
 			continue
 		}
-		s := Status{ID: strings.TrimSpace(f[0]), State: normState(f[1]), Reason: strings.TrimSpace(f[2]), Nodes: strings.TrimSpace(f[3])}
+		id := strings.TrimSpace(f[0])
+		if i, err := strconv.Atoi(strings.TrimSpace(f[2])); err == nil {
+			id = ElementID(strings.TrimSpace(f[1]), i)
+		}
+		f = f[2:]
+		s := Status{ID: id, State: normState(f[1]), Reason: strings.TrimSpace(f[2]), Nodes: strings.TrimSpace(f[3])}
 		if w, err := strconv.Atoi(strings.TrimSpace(f[4])); err == nil {
 			s.ExitCode, s.Signal = w>>8&0xff, w&0x7f
 		}
@@ -82,8 +92,9 @@ func parseSqueue(out string) map[string]Status {
 	return got
 }
 
-// sacctFormat: JobIDRaw|State|ExitCode|NodeList|Reason, with -P -X -n.
-const sacctFormat = "JobIDRaw,State,ExitCode,NodeList,Reason"
+// sacctFormat: JobID|State|ExitCode|NodeList|Reason, with -P -X -n; an
+// array element's JobID is ARRAY_INDEX.
+const sacctFormat = "JobID,State,ExitCode,NodeList,Reason"
 
 // parseSacct reads sacct -P lines in sacctFormat. State may read
 // "CANCELLED by 0"; ExitCode is "code:signal".
