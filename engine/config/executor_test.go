@@ -26,6 +26,9 @@ executor "slurm" "a2" {
   max_jobs  = 4
   requeue   = 2
   poll      = "500ms"
+
+  array_size   = 50
+  submit_ahead = false
 }
 
 cache {
@@ -52,7 +55,7 @@ exec "prep" {
 		t.Fatal(diags)
 	}
 	want := &Executor{Type: "slurm", Name: "a2", Partition: "a2", Account: "llm", QOS: "high", GRES: "gpu", Shared: "/shared/jobs",
-		Flags: []string{"--exclusive"}, MaxJobs: 4, Requeue: 2, Poll: 500 * time.Millisecond}
+		Flags: []string{"--exclusive"}, MaxJobs: 4, ArraySize: 50, Requeue: 2, Poll: 500 * time.Millisecond}
 	if diff := cmp.Diff(want, p.Executors["slurm.a2"], cmpopts.IgnoreFields(Executor{}, "DeclRange")); diff != "" {
 		t.Errorf("executor (-want +got):\n%s", diff)
 	}
@@ -134,6 +137,7 @@ func TestExecutorErrors(t *testing.T) {
 		{"two caches", "cache { url = \"http://a\" }\ncache { url = \"http://b\" }", "one cache block"},
 		{"unknown cache attribute", `cache { uri = "http://a" }`, "Unsupported argument"},
 		{"negative max_jobs", `executor "slurm" "a" { max_jobs = -1 }`, "zero or more"},
+		{"an array of no instances", `executor "slurm" "a" { array_size = 0 }`, "array_size is from 1 (no arrays)"},
 		{"secret key trusted", `cache {
   url          = "http://a"
   trusted_keys = ["ci-1:RQlPOB1CghXgRfsa7VuqTbN4WEE6kBzPNI49vtgw60zNw1Mkmxrr8JgeM5uMjJTDxtaGRwD18UXOl/hC8l779Q=="]
