@@ -63,8 +63,13 @@ type Applier struct {
 	// traces hands a traced run's report from runKind to execute.
 	traces sync.Map // addr.Node → *TraceReport
 	slurm  *slurmExec
-	cache  *remoteCache
-	temps  *temps
+	// The static graph, for queueing Slurm nodes ahead: task index by
+	// node address, and each task's dependencies and dependents.
+	taskOf     map[string]int
+	deps       [][]int
+	dependents [][]int
+	cache      *remoteCache
+	temps      *temps
 }
 
 // Result is the outcome of an apply.
@@ -140,6 +145,9 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	})
 	a.vals = plan.NewValues()
 	a.slurm = newSlurmExec(a.Decider.Pipeline.StateDir, a.Options.Slurm)
+	a.graphForAhead(tasks, verts)
+	a.slurm.cancelLeftAhead(ctx)
+	defer a.slurm.dropAllAhead()
 	a.cache = newRemoteCache(a.Options.Cache, a.note)
 	if u, ok := a.Options.Hooks.(Uploads); ok && a.cache != nil {
 		a.cache.uploads = u
@@ -163,27 +171,7 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 		OnStart:     func(t int) { a.task(t).started = time.Now() },
 		OnDevices:   func(t int, ids map[string][]int) { a.task(t).held = ids },
 		OnAdd:       a.added,
-		OnFinish: func(t int, o sched.Outcome, err error) {
-			at := a.task(t)
-			if at.reported {
-				return // the task reported itself
-			}
-			r := &at.result
-			r.Started, r.Ended = at.started, time.Now()
-			switch {
-			case o == sched.Skipped:
-				r.Outcome, r.Err = Skipped, a.skipReason(err)
-			case o == sched.Cancelled:
-				r.Outcome, r.Err = Cancelled, err
-			case o == sched.Failed && !at.started.IsZero(): // the kind panicked
-				r.Outcome, r.Err = Failed, err
-			case o == sched.Failed: // an added task that cannot run
-				r.Outcome, r.Err = Failed, err
-			default:
-				return
-			}
-			a.Options.Hooks.Finished(*r)
-		},
+		OnFinish:    a.finished,
 	}
 	sched.RunGrowing(ctx, tasks, opts, func(ctx context.Context, t int) ([]sched.Task, error) {
 		at := a.task(t)
@@ -191,6 +179,7 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 			return a.expand(t, at, prio[t])
 		}
 		r := a.node(ctx, at.node, at.held)
+		a.slurm.dropAhead(at.node.Addr.String()) // queued ahead, and never handed the node
 		r.Started, r.Ended = at.started, time.Now()
 		a.setResult(at, r)
 		a.Options.Hooks.Finished(r)
@@ -210,6 +199,31 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	a.cache.wait()
 	flushErr := a.Writer.Flush()
 	return &Result{Nodes: a.resultNodes()}, flushErr
+}
+
+// finished is sched.Options.OnFinish: it reports the tasks that did not
+// report themselves (skipped, cancelled, or panicked).
+func (a *Applier) finished(t int, o sched.Outcome, err error) {
+	at := a.task(t)
+	if at.reported {
+		return // the task reported itself
+	}
+	a.slurm.dropAhead(at.node.Addr.String())
+	r := &at.result
+	r.Started, r.Ended = at.started, time.Now()
+	switch {
+	case o == sched.Skipped:
+		r.Outcome, r.Err = Skipped, a.skipReason(err)
+	case o == sched.Cancelled:
+		r.Outcome, r.Err = Cancelled, err
+	case o == sched.Failed && !at.started.IsZero(): // the kind panicked
+		r.Outcome, r.Err = Failed, err
+	case o == sched.Failed: // an added task that cannot run
+		r.Outcome, r.Err = Failed, err
+	default:
+		return
+	}
+	a.Options.Hooks.Finished(*r)
 }
 
 // slurmPool bounds the Slurm jobs of an apply; "slurm-jobs slurm.NAME"

@@ -38,6 +38,11 @@ type slurmExec struct {
 	stateDir string
 	journal  *slurm.Journal
 	arrays   arrays
+	aheads   aheads
+	// onSubmit is told of every node whose job was submitted or adopted,
+	// to queue its dependents ahead.
+	onSubmit func(*config.Node)
+	bounded  bool // -jobs or max_jobs bound the jobs: nothing is queued ahead
 
 	mu       sync.Mutex
 	watchers map[time.Duration]*slurm.Watcher // by poll interval
@@ -104,6 +109,7 @@ type slurmRun struct {
 	status  func(string) // the job's state, for the live status
 	adopted *slurm.Job   // a job a previous apply submitted
 	version string       // kiln's, written into the spec
+	fresh   bool         // submit a job of its own: no array, nothing queued ahead
 }
 
 // run submits the node's job (or takes the adopted one), waits for it and
@@ -114,6 +120,7 @@ func (x *slurmExec) run(ctx context.Context, r *slurmRun) (*job.Result, slurm.Jo
 	if r.adopted != nil {
 		j = *r.adopted
 		fmt.Fprintf(r.log, "kiln: adopting Slurm job %s, submitted %s by an earlier apply\n", j.ID, j.Submitted.Local().Format(time.DateTime))
+		x.jobSubmitted(r.node, j.ID)
 	} else {
 		var err error
 		if j, err = x.submit(ctx, r, 1); err != nil {
@@ -126,30 +133,60 @@ func (x *slurmExec) run(ctx context.Context, r *slurmRun) (*job.Result, slurm.Jo
 			return nil, j, err
 		}
 		res, again, err := x.settle(r, j, st)
-		if !again {
+		submissions := j.Submissions + 1
+		switch {
+		case err != nil && j.Ahead && !exists(filepath.Join(j.Dir, "result.json")):
+			fmt.Fprintf(r.log, "kiln: Slurm job %s, queued ahead, ended %s without running the node; submitting the node now\n", j.ID, st)
+			submissions = j.Submissions
+		case !again:
+			x.jobEnded(r.node)
 			_ = x.journal.Remove(r.key)
 			return res, j, err
+		default:
+			fmt.Fprintf(r.log, "kiln: Slurm job %s ended %s; submitting it again (%d of %d requeues)\n", j.ID, st, j.Submissions, r.exec.Requeue)
 		}
-		fmt.Fprintf(r.log, "kiln: Slurm job %s ended %s; submitting it again (%d of %d requeues)\n", j.ID, st, j.Submissions, r.exec.Requeue)
+		x.dropAheadAfter(j.ID)
 		if err := emptyDir(r.build.Dir); err != nil {
 			return nil, j, err
 		}
-		if j, err = x.submit(ctx, r, j.Submissions+1); err != nil {
+		r.fresh = true
+		if j, err = x.submit(ctx, r, submissions); err != nil {
+			x.jobEnded(r.node)
 			return nil, j, err
 		}
 	}
 }
 
-// submit writes the job's spec and script, submits it and journals it. An
-// instance's first submission joins an array job (slurmarray.go).
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// submit writes the job's spec and script, submits it and journals it. A
+// node queued ahead hands its spec to that job instead (slurmahead.go),
+// and an instance's first submission joins an array job (slurmarray.go).
 func (x *slurmExec) submit(ctx context.Context, r *slurmRun, submission int) (slurm.Job, error) {
+	if !r.fresh {
+		if aj := x.takeAhead(r); aj != nil {
+			return x.hand(ctx, r, aj, submission)
+		}
+	}
+	j, err := x.submitNew(ctx, r, submission)
+	if err == nil {
+		x.jobSubmitted(r.node, j.ID)
+	}
+	return j, err
+}
+
+// submitNew submits a new job for r.
+func (x *slurmExec) submitNew(ctx context.Context, r *slurmRun, submission int) (slurm.Job, error) {
 	b := r.build
 	var arr *array
 	var elem *element
 	// A folder per submission: a result file of an earlier job is never
 	// taken for this one's.
 	jobDir := filepath.Join(x.shared(r.exec), r.node.Addr.FileName()+"-"+r.key[:12]+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
-	if submission == 1 && arrayable(r) {
+	if !r.fresh && arrayable(r) {
 		var err error
 		if arr, elem, err = x.join(r); err != nil {
 			return slurm.Job{}, err

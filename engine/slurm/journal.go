@@ -33,6 +33,9 @@ type Job struct {
 	Submitted time.Time `json:"submitted"`
 	// Submissions counts the jobs submitted for this run, requeues included.
 	Submissions int `json:"submissions"`
+	// Ahead: the job was queued before its node was known, and waits for
+	// its spec (kiln job run -await).
+	Ahead bool `json:"ahead,omitempty"`
 }
 
 func (j *Journal) path(key string) (string, error) {

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,4 +159,26 @@ func readJSON(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// AwaitSpec waits until the spec at path exists, for a job queued before
+// its node was known (kiln apply writes it once the node's upstreams have
+// succeeded), for at most d or until ctx ends.
+func AwaitSpec(ctx context.Context, path string, d time.Duration) error {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-deadline.C:
+			return fmt.Errorf("no node was handed to this job within %s (%s never appeared): the kiln apply that queued it has gone, or no longer needs it", d, path)
+		case <-tick.C:
+		}
+	}
 }
