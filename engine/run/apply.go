@@ -168,7 +168,7 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 		Capacity:    capacity,
 		Devices:     devices,
 		FailFast:    a.Options.FailFast,
-		OnStart:     func(t int) { a.task(t).started = time.Now() },
+		OnStart:     a.onStart,
 		OnDevices:   func(t int, ids map[string][]int) { a.task(t).held = ids },
 		OnAdd:       a.added,
 		OnFinish:    a.finished,
@@ -179,6 +179,7 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 			return a.expand(t, at, prio[t])
 		}
 		r := a.node(ctx, at.node, at.held)
+		a.slurm.ended(at.node)
 		a.slurm.dropAhead(at.node.Addr.String()) // queued ahead, and never handed the node
 		r.Started, r.Ended = at.started, time.Now()
 		a.setResult(at, r)
@@ -199,6 +200,13 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	a.cache.wait()
 	flushErr := a.Writer.Flush()
 	return &Result{Nodes: a.resultNodes()}, flushErr
+}
+
+// onStart is sched.Options.OnStart.
+func (a *Applier) onStart(t int) {
+	at := a.task(t)
+	at.started = time.Now()
+	a.slurm.expect(at.node, a.Decider.Pipeline.Executor(at.node.Meta.Executor))
 }
 
 // finished is sched.Options.OnFinish: it reports the tasks that did not

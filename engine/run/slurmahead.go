@@ -44,7 +44,10 @@ import (
 //
 // Submitting ahead is off for an executor with max_jobs, and with -jobs:
 // queued jobs would go past the bound, which kiln holds by submitting a
-// node only when the scheduler admits it.
+// node only when the scheduler admits it. The instances of a for_each or
+// count block are not queued ahead where they may form an array job: a
+// thousand samples queued ahead would be a thousand sbatch calls, against
+// one array once they are ready.
 
 // aheadAwait bounds how long a job queued ahead waits for its node once it
 // started: the time kiln takes to notice its upstreams ended, hash their
@@ -334,8 +337,8 @@ func (a *Applier) queueAfter(n *config.Node) {
 	for _, d := range a.dependents[t] {
 		dn := a.task(d).node
 		e := a.Decider.Pipeline.Executor(dn.Meta.Executor)
-		if dn.Placeholder() || !a.slurm.canQueueAhead(e) {
-			continue
+		if dn.Placeholder() || !a.slurm.canQueueAhead(e) || e.ArraySize > 1 && dn.Addr.Key.Set {
+			continue // a fan-out's instances go as an array job once ready, not one by one ahead
 		}
 		var after []string
 		for _, up := range a.deps[d] {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/slurm"
 )
 
@@ -31,22 +32,78 @@ import (
 // the element's spec, result and output (--output=DIR/%a/job.out); the
 // batch script runs `kiln job run DIR/$SLURM_ARRAY_TASK_ID/spec.json`.
 
-// Batching: an array is submitted once arrayQuiet has passed without
-// another instance joining it, arrayWait after its first, or when it holds
-// array_size instances.
+// Batching: the scheduler starts every instance it admits at once, and
+// each prepares (its key, its run folder, its spec) before it submits; the
+// time that takes varies with the instance and the machine's load. So the
+// apply tells the batcher which instances of a block have started
+// (expect), and an array is submitted once every one of them has joined it
+// or ended without a job (arraySettle later, for an instance the scheduler
+// is starting just then), when it holds array_size instances, or at the
+// latest arrayQuiet after the last joined and arrayWait after the first.
 const (
-	arrayQuiet = 300 * time.Millisecond
-	arrayWait  = 3 * time.Second
+	arraySettle = 100 * time.Millisecond
+	arrayQuiet  = 2 * time.Second
+	arrayWait   = 30 * time.Second
 )
 
-// arrays holds the arrays being gathered, by the shape of their request.
+// arrays holds the arrays being gathered, by the shape of their request,
+// and the instances started that have not joined one yet, by block.
 type arrays struct {
-	mu   sync.Mutex
-	open map[string]*array
+	mu       sync.Mutex
+	open     map[string]*array
+	expected map[string]map[string]bool // block → instance addresses
+}
+
+// expect tells the batcher that n, an instance that may join an array,
+// has started.
+func (x *slurmExec) expect(n *config.Node, e *config.Executor) {
+	if e == nil || e.ArraySize <= 1 || !n.Addr.Key.Set {
+		return
+	}
+	block := n.Addr.Block().String()
+	x.arrays.mu.Lock()
+	defer x.arrays.mu.Unlock()
+	if x.arrays.expected == nil {
+		x.arrays.expected = map[string]map[string]bool{}
+	}
+	if x.arrays.expected[block] == nil {
+		x.arrays.expected[block] = map[string]bool{}
+	}
+	x.arrays.expected[block][n.Addr.String()] = true
+}
+
+// arrived tells the batcher that n joined an array or ended without one;
+// the block's open arrays are submitted soon once no instance of it is
+// still on its way. Called with x.arrays.mu held.
+func (x *slurmExec) arrived(n *config.Node) {
+	block := n.Addr.Block().String()
+	waiting := x.arrays.expected[block]
+	if !waiting[n.Addr.String()] {
+		return
+	}
+	delete(waiting, n.Addr.String())
+	if len(waiting) > 0 {
+		return
+	}
+	delete(x.arrays.expected, block)
+	for _, a := range x.arrays.open {
+		if a.block == block {
+			a.timer.Reset(arraySettle)
+		}
+	}
+}
+
+// ended tells the batcher that n's run is over, whether or not it joined
+// an array.
+func (x *slurmExec) ended(n *config.Node) {
+	x.arrays.mu.Lock()
+	defer x.arrays.mu.Unlock()
+	x.arrived(n)
 }
 
 // array is one array job being gathered, then submitted.
 type array struct {
+	block   string // the block its elements are instances of
 	dir     string // the array's folder; element i's is dir/i
 	req     *slurm.Request
 	size    int // array_size
@@ -101,7 +158,7 @@ func (x *slurmExec) join(r *slurmRun) (*array, *element, error) {
 		req := slurmRequest(r, dir)
 		req.Name = r.node.Addr.Block().String()
 		req.Output = filepath.Join(dir, "%a", "job.out")
-		a = &array{dir: dir, req: req, size: r.exec.ArraySize, first: time.Now(), done: make(chan struct{})}
+		a = &array{block: r.node.Addr.Block().String(), dir: dir, req: req, size: r.exec.ArraySize, first: time.Now(), done: make(chan struct{})}
 		x.arrays.open[group] = a
 	}
 	m := &element{index: len(a.members)}
@@ -110,6 +167,10 @@ func (x *slurmExec) join(r *slurmRun) (*array, *element, error) {
 	}
 	a.members = append(a.members, m)
 	a.written.Add(1)
+	wait := min(arrayQuiet, max(0, arrayWait-time.Since(a.first)))
+	if len(x.arrays.expected[a.block]) <= 1 {
+		wait = min(wait, arraySettle) // no other instance is on its way
+	}
 	switch {
 	case len(a.members) >= a.size:
 		delete(x.arrays.open, group)
@@ -118,10 +179,11 @@ func (x *slurmExec) join(r *slurmRun) (*array, *element, error) {
 		}
 		go x.submitArray(a, r)
 	case a.timer == nil:
-		a.timer = time.AfterFunc(arrayQuiet, func() { x.closeArray(group, a, r) })
+		a.timer = time.AfterFunc(wait, func() { x.closeArray(group, a, r) })
 	default:
-		a.timer.Reset(min(arrayQuiet, max(0, arrayWait-time.Since(a.first))))
+		a.timer.Reset(wait)
 	}
+	x.arrived(r.node)
 	return a, m, nil
 }
 
