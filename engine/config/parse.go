@@ -21,12 +21,15 @@ import (
 // which the parser always reports; so any diagnostic in any piece, or an
 // argument set in two pieces, means the whole file is parsed again as one,
 // and what the user sees — the syntax tree, every error — is what the
-// parser gives for the whole file.
+// parser gives for the whole file. A piece written in the plain form of
+// generated pipelines is read without the parser's tokens (plainparse.go),
+// into the tree the parser would build; any other piece is parsed.
 
 // pieceSize is the size a file is cut into: small enough that the tokens
-// of the pieces being parsed stay small, large enough that a piece is
-// worth a goroutine.
-var pieceSize = 256 << 10
+// of the pieces being parsed stay small and that a block the plain reading
+// does not understand sends little to the parser, large enough that a
+// piece is worth a goroutine.
+var pieceSize = 64 << 10
 
 // parseHCLFile reads and parses one HCL pipeline file.
 func parseHCLFile(filename string) (*hcl.File, hcl.Diagnostics) {
@@ -82,8 +85,7 @@ func parsePieces(src []byte, filename string, size int) (*hcl.File, bool) {
 		wg.Go(func() {
 			for i := range next {
 				p := &pieces[i]
-				f, diags := hclsyntax.ParseConfig(src[p.start.Byte:p.end], filename, p.start)
-				p.file, p.ok = f, len(diags) == 0
+				p.file, p.ok = parsePiece(src[p.start.Byte:p.end], filename, p.start)
 			}
 		})
 	}
@@ -118,6 +120,21 @@ func parsePieces(src []byte, filename string, size int) (*hcl.File, bool) {
 	// The first piece's navigation (which block a position is in, for
 	// diagnostics) walks its body, which now holds every piece's.
 	return &hcl.File{Body: first, Bytes: src, Nav: pieces[0].file.Nav}, true
+}
+
+// parsePiece parses one piece, plainly when it is written in the plain
+// form (plainparse.go); false when the parser reports anything.
+func parsePiece(src []byte, filename string, start hcl.Pos) (*hcl.File, bool) {
+	if body, ok := parsePlain(src, filename, start); ok {
+		// The file and navigation the parser makes of nothing, holding
+		// the body it would have made of src.
+		f, _ := hclsyntax.ParseConfig(nil, filename, start)
+		*f.Body.(*hclsyntax.Body) = *body
+		f.Bytes = src
+		return f, true
+	}
+	f, diags := hclsyntax.ParseConfig(src, filename, start)
+	return f, len(diags) == 0
 }
 
 // cutPoints are the offsets, about size bytes apart, just after a line "}"
