@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -344,22 +345,8 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 			break
 		}
 		attempts++
-		// A command tells a resume from a first run by KILN_RESUME (a
-		// trainer's --init_from=resume), and its attempt by KILN_ATTEMPT.
-		resume := "0"
-		if resumed || attempt > 0 && n.Meta.Resumable {
-			resume = "1"
-		}
-		b.Env = plan.MergeEnv(b.Env, "KILN_RESUME="+resume, "KILN_ATTEMPT="+strconv.Itoa(attempt+1))
-		if attempt > 0 {
-			fmt.Fprintf(log, "kiln: attempt %d of %d after: %v\n", attempt+1, n.Meta.Retries+1, lastErr)
-			// A retry starts afresh, so the result does not depend on what a
-			// failed attempt left; a resumable node keeps its work.
-			if !n.Meta.Resumable {
-				if err := emptyDir(dir); err != nil {
-					return nil, attempts, err
-				}
-			}
+		if err := startAttempt(b, n, resumed, attempt, lastErr, log); err != nil {
+			return nil, attempts, err
 		}
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		// A Slurm job's timeout is its --time, which counts its run and
@@ -400,6 +387,27 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 		return nil, attempts, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
 	return nil, attempts, lastErr
+}
+
+// startAttempt readies b for attempt (0 for the first): a command tells a
+// resume from a first run by KILN_RESUME (a trainer's --init_from=resume),
+// and its attempt by KILN_ATTEMPT. A retry says why it runs, and starts
+// afresh, so the result does not depend on what a failed attempt left; a
+// resumable node keeps its work.
+func startAttempt(b *kind.Build, n *config.Node, resumed bool, attempt int, lastErr error, log io.Writer) error {
+	resume := "0"
+	if resumed || attempt > 0 && n.Meta.Resumable {
+		resume = "1"
+	}
+	b.Env = plan.MergeEnv(b.Env, "KILN_RESUME="+resume, "KILN_ATTEMPT="+strconv.Itoa(attempt+1))
+	if attempt == 0 {
+		return nil
+	}
+	fmt.Fprintf(log, "kiln: attempt %d of %d after: %v\n", attempt+1, n.Meta.Retries+1, lastErr)
+	if n.Meta.Resumable {
+		return nil
+	}
+	return emptyDir(b.Dir)
 }
 
 // runConfig is the node's configuration for a run in dir, given granted.
