@@ -96,28 +96,35 @@ func Markdown(w io.Writer, o Options) error {
 		}
 		fmt.Fprintf(&b, "\nCritical path (in bold above): %s.\n", strings.Join(names, " → "))
 	}
-	for _, c := range m.curves {
-		fmt.Fprintf(&b, "\n### Metrics of %s (%d steps)\n\n", render.MarkdownCode(c.addr), c.run.Steps())
-		head, line := "| metric | last | min | max | steps |", "|---|---:|---:|---:|---:|"
-		if cmp {
-			head += fmt.Sprintf(" run %d last |", o.Compare.ID)
-			line += "---:|"
-		}
-		b.WriteString(head + "\n" + line + "\n")
-		for _, k := range c.keys {
-			s := metrics.Summarise(points(c.run, k))
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |", render.MarkdownCode(k), lastCell(s), extreme(s.Min, s.MinStep, s.Steps), extreme(s.Max, s.MaxStep, s.Steps), s.Steps)
-			if cmp {
-				fmt.Fprintf(&b, " %s |", lastCell(metrics.Summarise(points(c.compare, k))))
-			}
-			b.WriteString("\n")
-		}
-	}
+	metricsMarkdown(&b, m, o.Compare)
 	if len(o.Runs) > 0 {
 		sweepMarkdown(&b, o.Runs)
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// metricsMarkdown writes a table per node with metrics: each metric's last
+// value, its extremes and steps, and its last value in the run compared
+// with, when there is one.
+func metricsMarkdown(b *strings.Builder, m *model, compare *history.Run) {
+	for _, c := range m.curves {
+		fmt.Fprintf(b, "\n### Metrics of %s (%d steps)\n\n", render.MarkdownCode(c.addr), c.run.Steps())
+		head, line := "| metric | last | min | max | steps |", "|---|---:|---:|---:|---:|"
+		if compare != nil {
+			head += fmt.Sprintf(" run %d last |", compare.ID)
+			line += "---:|"
+		}
+		b.WriteString(head + "\n" + line + "\n")
+		for _, k := range c.keys {
+			s := metrics.Summarise(points(c.run, k))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %d |", render.MarkdownCode(k), lastCell(s), extreme(s.Min, s.MinStep, s.Steps), extreme(s.Max, s.MaxStep, s.Steps), s.Steps)
+			if compare != nil {
+				fmt.Fprintf(b, " %s |", lastCell(metrics.Summarise(points(c.compare, k))))
+			}
+			b.WriteString("\n")
+		}
+	}
 }
 
 func lastCell(s metrics.Summary) string {
