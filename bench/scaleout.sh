@@ -6,7 +6,8 @@
 # Environment:
 #   NODES=50      trivial nodes for the Slurm overhead
 #   ARRAY=200     jobs submitted one by one and as one array, for the submission cost
-#   PARTS=slurm,submit,cache   which measurements to run
+#   PARTS=slurm,submit,fanout,cache   which measurements to run
+#   FANREPS=3     applies of the ARRAY-instance fan-out, each way (the median is reported)
 #   FILES=200     files of the cache tree
 #   MB=10         megabytes per file (200 x 10 MB = 2 GB)
 #   REPS=3        pulls measured (the median is reported)
@@ -16,7 +17,8 @@ set -euo pipefail
 
 NODES=${NODES:-50}
 ARRAY=${ARRAY:-200}
-PARTS=${PARTS:-slurm,submit,cache}
+PARTS=${PARTS:-slurm,submit,fanout,cache}
+FANREPS=${FANREPS:-3}
 FILES=${FILES:-200}
 MB=${MB:-10}
 REPS=${REPS:-3}
@@ -39,7 +41,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 ms() { awk -v us="$1" 'BEGIN {printf "%.0f", us/1000}'; }
 
 part() { case ",$PARTS," in *",$1,"*) return 0 ;; esac; return 1; }
-local_ms=0 slurm_ms=0 t0=0 t1=0 t2=0 t3=0 bytes=0 kiln_us=1 curl_us=1 single_us=0 array_us=0
+local_ms=0 slurm_ms=0 t0=0 t1=0 t2=0 t3=0 bytes=0 kiln_us=1 curl_us=1 single_us=0 array_us=0 fan_jobs_us=0 fan_array_us=0 fan_jobs_n=0 fan_array_n=0 fan_jobs_cpu=0 fan_array_cpu=1
 
 # ------------------------------------------------------------ Slurm overhead
 # NODES independent trivial nodes, once on the local executor and once as
@@ -98,6 +100,54 @@ if part submit; then
 	[ "$(wc -l <"$d/ids")" = "$ARRAY" ] || die "not every job was submitted: see $d/ids"
 fi
 
+# ------------------------------------------------------------ fan-out
+# kiln apply of one for_each block of ARRAY Slurm instances, ready
+# together: with array_size = 1 (a job per instance, ARRAY sbatch calls)
+# and as kiln submits it by default (one array job), alternated FANREPS
+# times from a clean tree. The wall time is the whole apply: submitted,
+# run on the one-node cluster, hashed and linked; the submissions are
+# counted from scontrol (an array job is one).
+fan_pipeline() { # dir array_size
+	mkdir -p "$1"
+	cat >"$1/pipeline.hcl" <<HCL
+executor "slurm" "bench" {
+  poll       = "200ms"
+  array_size = $2
+}
+
+exec "fan" {
+  for_each = toset([for i in range($ARRAY) : tostring(i)])
+  executor = "slurm.bench"
+  command  = "echo \${each.key} > \$KILN_OUT/out.txt"
+}
+HCL
+}
+submissions() { # dir -> sbatch calls that made its jobs
+	scontrol show job -o | grep -F "WorkDir=$1 " |
+		awk '{id=$1; for (i = 2; i <= NF; i++) if ($i ~ /^ArrayJobId=/) id=$i; sub(/.*=/, "", id); print id}' | sort -u | wc -l
+}
+if part fanout; then
+	: >"$OUT/fan-jobs.us" >"$OUT/fan-array.us" >"$OUT/fan-jobs.cpu" >"$OUT/fan-array.cpu"
+	stamp=$(date +%s)
+	for r in $(seq "$FANREPS"); do
+		for way in jobs array; do
+			d=$OUT/fan-$stamp-$way-$r # a name of its own: scontrol still lists an earlier run's jobs
+			if [ $way = jobs ]; then fan_pipeline "$d" 1; else fan_pipeline "$d" 1000; fi
+			t=$(now)
+			/usr/bin/time -f "%U %S" -o "$d.cpu" "$BIN/kiln" apply -quiet "$d" >"$d.txt" || die "the fan-out apply failed: see $d.txt"
+			echo $(($(now) - t)) >>"$OUT/fan-$way.us"
+			awk '{printf "%.0f\n", ($1 + $2) * 1e6}' "$d.cpu" >>"$OUT/fan-$way.cpu"
+			[ "$(ls "$d/.kiln/out" | wc -l)" -ge "$ARRAY" ] || die "not every instance was built: see $d.txt"
+		done
+	done
+	fan_jobs_us=$(median <"$OUT/fan-jobs.us")
+	fan_array_us=$(median <"$OUT/fan-array.us")
+	fan_jobs_cpu=$(median <"$OUT/fan-jobs.cpu")
+	fan_array_cpu=$(median <"$OUT/fan-array.cpu")
+	fan_jobs_n=$(submissions "$OUT/fan-$stamp-jobs-1")
+	fan_array_n=$(submissions "$OUT/fan-$stamp-array-1")
+fi
+
 # ------------------------------------------------------------ cache pull
 if part cache; then
 # A tree of FILES random files of MB megabytes, built once and pushed to a
@@ -146,7 +196,9 @@ fi
 
 awk -v n="$NODES" -v l="$local_ms" -v s="$slurm_ms" -v seq_us=$((t1 - t0)) -v all_us=$((t3 - t2)) \
 	-v b="$bytes" -v k="$kiln_us" -v c="$curl_us" -v files="$FILES" -v par="$PAR" \
-	-v parts=",$PARTS," -v an="$ARRAY" -v one_us="$single_us" -v arr_us="$array_us" 'BEGIN {
+	-v parts=",$PARTS," -v an="$ARRAY" -v one_us="$single_us" -v arr_us="$array_us" \
+	-v fj="$fan_jobs_us" -v fa="$fan_array_us" -v fjn="$fan_jobs_n" -v fan="$fan_array_n" -v reps="$FANREPS" \
+	-v fjc="$fan_jobs_cpu" -v fac="$fan_array_cpu" 'BEGIN {
 	if (index(parts, ",slurm,")) {
 	printf "Slurm executor, %d trivial nodes (median per node, submit → linked)\n", n
 	printf "  local executor          %8.0f ms\n", l
@@ -157,6 +209,11 @@ awk -v n="$NODES" -v l="$local_ms" -v s="$slurm_ms" -v seq_us=$((t1 - t0)) -v al
 	printf "Submitting %d jobs (sbatch alone, held, none run)\n", an
 	printf "  one sbatch per job      %8.2f s   (%.1f ms per job)\n", one_us/1e6, one_us/1e3/an
 	printf "  one sbatch --array      %8.3f s   (%.0fx less)\n", arr_us/1e6, one_us/arr_us
+	}
+	if (index(parts, ",fanout,")) {
+	printf "kiln apply of a for_each of %d Slurm instances (medians of %d; wall: submitted to linked; CPU: kiln apply itself)\n", an, reps
+	printf "  a job per instance      %8.2f s wall %7.2f s CPU   (%d sbatch calls)\n", fj/1e6, fjc/1e6, fjn
+	printf "  one array job           %8.2f s wall %7.2f s CPU   (%d sbatch call%s; %.2fx the wall, %.2fx the CPU)\n", fa/1e6, fac/1e6, fan, fan == 1 ? "" : "s", fa/fj, fac/fjc
 	}
 	if (index(parts, ",cache,")) {
 	printf "Remote cache pull, %d files, %.2f GB (median of pulls)\n", files, b/1e9
