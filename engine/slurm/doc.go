@@ -24,6 +24,13 @@
 // job's nodes, and the batch host's address and a free port for a
 // launcher; Steps and WaitSteps tell when the steps it left have ended.
 //
+// A Request may be an array (Array: the element indices, with %a in its
+// output path and command standing for an element's index) and may start
+// after other jobs have completed (After: --dependency=afterok). An
+// element is a job of its own to Query, Watcher and Cancel, named as Slurm
+// names it, ARRAY_INDEX (ElementID): squeue is asked with -r, so that every
+// element has its own line, pending ones included.
+//
 // Jobs are submitted with --no-requeue: Slurm never reruns a job behind
 // kiln's back; the caller resubmits after NODE_FAIL or PREEMPTED as it is
 // configured to, and journals the new job id.
