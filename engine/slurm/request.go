@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kilnbuild/kiln/engine/pool"
 )
 
 // Request is one batch job.
@@ -46,7 +48,7 @@ func (r *Request) Args() []string {
 	add("--output", r.Output)
 	add("--chdir", r.Chdir)
 	if len(r.Array) > 0 {
-		add("--array", indexRanges(r.Array))
+		add("--array", pool.IDs(r.Array).String()) // "0-3,5"
 	}
 	if len(r.After) > 0 {
 		add("--dependency", "afterok:"+strings.Join(r.After, ":"))
@@ -71,27 +73,6 @@ func (r *Request) Args() []string {
 		add("--time", strconv.FormatInt(int64((r.Time+time.Minute-1)/time.Minute), 10))
 	}
 	return append(args, r.Flags...)
-}
-
-// indexRanges writes increasing indices as sbatch --array takes them:
-// "0-3,5,7-8".
-func indexRanges(xs []int) string {
-	var b strings.Builder
-	for i := 0; i < len(xs); {
-		j := i
-		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(xs[i]))
-		if j > i {
-			b.WriteString("-" + strconv.Itoa(xs[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
 }
 
 func (r *Request) gres() string {
