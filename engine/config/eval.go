@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcldec"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -488,6 +489,23 @@ func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 	return out
 }
 
+// bodyAttribute is the argument name of a block's body (what the
+// meta-arguments leave), or nil. The syntax tree is read directly: a name
+// hidden from it is a meta-argument's, never in the body as well.
+func bodyAttribute(body hcl.Body, name string) *hcl.Attribute {
+	if b, ok := body.(*hclsyntax.Body); ok {
+		if a := b.Attributes[name]; a != nil {
+			return a.AsHCLAttribute()
+		}
+		return nil
+	}
+	content, _, _ := body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: name}}})
+	if content == nil {
+		return nil
+	}
+	return content.Attributes[name]
+}
+
 // StaticStrings evaluates one list-of-strings argument of n — a
 // meta-argument (inputs) or one of its kind's (outputs) — with what is
 // known when the pipeline loads. ok is false when n does not set it or its
@@ -495,11 +513,9 @@ func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 func (p *Pipeline) StaticStrings(n *Node, name string) (list []string, ok bool) {
 	a, found := n.Block.meta[name]
 	if !found {
-		content, _, _ := n.Block.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: name}}})
-		if content == nil || content.Attributes[name] == nil {
+		if a = bodyAttribute(n.Block.Body, name); a == nil {
 			return nil, false
 		}
-		a = content.Attributes[name]
 	}
 	ctx, diags := p.evalContext(n, staticValues{p}, p.OutPath(n.Addr), newReads())
 	if diags.HasErrors() {

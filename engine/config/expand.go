@@ -226,7 +226,7 @@ func (p *Pipeline) staticEval(e hcl.Expression) (cty.Value, hcl.Diagnostics) {
 // reference with an index known at load time names one instance; static is
 // the context such an index is evaluated in, before each and count.
 func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics {
-	r := &depResolver{p: p, n: n, static: static, set: map[addr.Node]bool{}, whole: map[addr.Node]bool{}}
+	r := &depResolver{p: p, n: n, static: static}
 	for _, ref := range n.Block.refs {
 		if (n.Dynamic != nil || n.Block.follows != nil) && !n.Placeholder() && n.Block.decides(ref.rng) {
 			continue // an instance takes its key and value from there, not a digest
@@ -245,13 +245,14 @@ func (p *Pipeline) resolveDeps(n *Node, static *hcl.EvalContext) hcl.Diagnostics
 	}
 	r.dependsOn()
 	r.placement()
-	delete(r.set, n.Addr)
-	for a := range r.set {
-		n.Deps = append(n.Deps, a)
+	for _, a := range r.set.list {
+		if a != n.Addr {
+			n.Deps = append(n.Deps, a)
+		}
 	}
 	sort.Slice(n.Deps, func(i, j int) bool { return n.Deps[i].Less(n.Deps[j]) })
 	for _, ref := range n.Block.refs {
-		if blk := ref.target.Block(); !r.whole[blk] && !slices.Contains(n.partial, blk) {
+		if blk := ref.target.Block(); !r.whole.has(blk) && !slices.Contains(n.partial, blk) {
 			n.partial = append(n.partial, blk)
 		}
 	}
@@ -263,9 +264,9 @@ type depResolver struct {
 	p      *Pipeline
 	n      *Node
 	static *hcl.EvalContext
-	ictx   *hcl.EvalContext   // the instance's context, made when an index needs it
-	set    map[addr.Node]bool // the nodes depended on
-	whole  map[addr.Node]bool // blocks referenced as a whole
+	ictx   *hcl.EvalContext // the instance's context, made when an index needs it
+	set    nodeSet          // the nodes depended on
+	whole  nodeSet          // blocks referenced as a whole
 	diags  hcl.Diagnostics
 }
 
@@ -303,16 +304,16 @@ func (r *depResolver) add(target addr.Node, rng hcl.Range) {
 				Detail: fmt.Sprintf("%s has no instance %s.", target.Block(), target.Key), Subject: rng.Ptr()})
 			return
 		}
-		r.set[target] = true
+		r.set.add(target)
 		return
 	}
-	r.whole[target] = true
+	r.whole.add(target)
 	insts, known := r.p.blockInstances(target)
 	if !known {
 		insts = r.p.instances[target] // the placeholder
 	}
 	for _, inst := range insts {
-		r.set[inst] = true
+		r.set.add(inst)
 	}
 }
 
