@@ -159,6 +159,9 @@ func (p *Pipeline) knownCalls(files []*hcl.File) bool {
 		if !ok {
 			return false
 		}
+		if plainTree(body) {
+			continue
+		}
 		hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
 			if c, ok := n.(*hclsyntax.FunctionCallExpr); ok && c.Name != "env" {
 				if _, found := p.funcs[c.Name]; !found {

@@ -55,13 +55,17 @@ func (p *Pipeline) instanceIndexes(body hcl.Body, exprs ...hcl.Expression) (inde
 		return nil
 	}
 	if b, ok := body.(*hclsyntax.Body); ok {
-		hclsyntax.VisitAll(b, visit)
+		if !plainTree(b) {
+			hclsyntax.VisitAll(b, visit)
+		}
 	} else {
 		callsEnv = true
 	}
 	for _, e := range exprs {
 		if se, ok := e.(hclsyntax.Expression); ok {
-			hclsyntax.VisitAll(se, visit)
+			if !plainTree(se) {
+				hclsyntax.VisitAll(se, visit)
+			}
 		} else {
 			callsEnv = true
 		}

@@ -284,3 +284,51 @@ func (p *plainParser) tuple() (hclsyntax.Expression, bool) {
 	t.SrcRange = p.rng(from, p.pos())
 	return t, true
 }
+
+// plainTree reports whether a syntax tree holds only what the plain form is
+// made of — bodies, blocks, arguments, literals, templates, lists and
+// references — so holds no function call and no index: a walk looking for
+// those (instanceIndexes, knownCalls) need not visit it. It allocates
+// nothing, where hclsyntax.VisitAll makes a closure per node.
+func plainTree(n hclsyntax.Node) bool {
+	switch n := n.(type) {
+	case *hclsyntax.Body:
+		for _, a := range n.Attributes {
+			if !plainTree(a.Expr) {
+				return false
+			}
+		}
+		for _, b := range n.Blocks {
+			if !plainTree(b.Body) {
+				return false
+			}
+		}
+		return true
+	case *hclsyntax.TemplateExpr:
+		for _, e := range n.Parts {
+			if !plainTree(e) {
+				return false
+			}
+		}
+		return true
+	case *hclsyntax.TupleConsExpr:
+		for _, e := range n.Exprs {
+			if !plainTree(e) {
+				return false
+			}
+		}
+		return true
+	case *hclsyntax.TemplateWrapExpr:
+		return plainTree(n.Wrapped)
+	case *hclsyntax.ScopeTraversalExpr:
+		for _, t := range n.Traversal[min(1, len(n.Traversal)):] {
+			if _, ok := t.(hcl.TraverseAttr); !ok {
+				return false // an index, even one folded into the traversal
+			}
+		}
+		return true
+	case *hclsyntax.LiteralValueExpr:
+		return true
+	}
+	return false
+}

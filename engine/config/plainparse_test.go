@@ -66,7 +66,8 @@ func plainBlock(r *rand.Rand, i int) string {
 
 // TestPlainIsTheParsersTree is a property: where parsePlain reads a
 // piece, the HCL parser parses it with no diagnostic into the same tree,
-// every position included.
+// every position included; that tree is plain (plainTree), and trees with
+// calls or indexes are not.
 func TestPlainIsTheParsersTree(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	read, declined := 0, 0
@@ -96,6 +97,9 @@ func TestPlainIsTheParsersTree(t *testing.T) {
 			continue
 		}
 		read++
+		if !plainTree(got) {
+			t.Fatalf("round %d: a tree read plainly is not plain:\n%s", round, b)
+		}
 		want, diags := hclsyntax.ParseConfig(b, "p.hcl", start)
 		if len(diags) > 0 {
 			t.Fatalf("round %d: read plainly, the parser reports %s\n%s", round, diags.Error(), b)
@@ -106,6 +110,23 @@ func TestPlainIsTheParsersTree(t *testing.T) {
 		}
 	}
 	t.Logf("%d pieces read plainly, %d left to the parser", read, declined)
+	for _, tc := range []struct {
+		src   string
+		plain bool
+	}{
+		{"exec \"a\" {\n  command = \"x ${exec.b.out}\"\n  inputs = [\"a\", \"${exec.c.out}\"]\n}\n", true},
+		{"exec \"a\" {\n  command = \"${upper(\"x\")}\"\n}\n", false},
+		{"exec \"a\" {\n  command = exec.m[\"k\"].out\n}\n", false},
+		{"exec \"a\" {\n  n = 1 + 2\n}\n", false},
+	} {
+		f, diags := hclsyntax.ParseConfig([]byte(tc.src), "p.hcl", hcl.InitialPos)
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		if got := plainTree(f.Body.(*hclsyntax.Body)); got != tc.plain {
+			t.Errorf("plainTree = %v, want %v, for\n%s", got, tc.plain, tc.src)
+		}
+	}
 	if read < 1000 || declined < 1000 {
 		t.Fatalf("%d read, %d declined: the cases do not exercise both ways", read, declined)
 	}
