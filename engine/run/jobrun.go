@@ -85,6 +85,10 @@ func RunJob(ctx context.Context, spec *job.Spec, kinds map[string]kind.Kind, log
 			b.Sandbox.Write = append(b.Sandbox.Write, tmp)
 		}
 	}
+	if p := jobPath(os.Environ(), b.Env); p != "" {
+		// Slurm's client commands are looked up on kiln's own PATH.
+		os.Setenv("PATH", p)
+	}
 	cluster := &slurm.Cluster{}
 	launch, err := batchEnv(ctx, cluster, os.Environ(), log)
 	if err != nil {
@@ -188,6 +192,23 @@ func batchEnv(ctx context.Context, c *slurm.Cluster, environ []string, log io.Wr
 		return env, nil
 	}
 	return append(env, l.Env()...), nil
+}
+
+// jobPath is the PATH kiln job run takes when the job gave it none: with
+// --export=NONE, slurmd builds the job's environment from the user's login
+// shell, and when that fails or times out (a slow login profile on a busy
+// node) the job starts without PATH, and squeue and scontrol are not
+// found. The node's own PATH, which found sbatch where it was submitted,
+// comes first, then the system's folders. "" when environ has a PATH.
+func jobPath(environ, nodeEnv []string) string {
+	if lookupEnv(environ, "PATH") != "" {
+		return ""
+	}
+	system := "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	if p := lookupEnv(nodeEnv, "PATH"); p != "" {
+		return p + ":" + system
+	}
+	return system
 }
 
 // stepGrace is how long srun steps a command left running may go on after

@@ -174,3 +174,17 @@ func TestSlurmWaitSaysAnOutageOnce(t *testing.T) {
 		}
 	}
 }
+
+// A job whose login environment failed to load has no PATH; kiln job run
+// then finds squeue on the node's PATH, then in the system's folders.
+func TestJobPathWhenTheJobHasNone(t *testing.T) {
+	if got := jobPath([]string{"PATH=/opt/slurm/bin", "HOME=/root"}, []string{"PATH=/x"}); got != "" {
+		t.Errorf("jobPath with a PATH = %q, want it left alone", got)
+	}
+	if got, want := jobPath([]string{"SLURM_JOB_ID=7"}, []string{"PATH=/opt/slurm/bin:/usr/bin"}), "/opt/slurm/bin:/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"; got != want {
+		t.Errorf("jobPath = %q, want %q", got, want)
+	}
+	if got := jobPath(nil, nil); !strings.Contains(got, "/usr/bin") {
+		t.Errorf("jobPath without any PATH = %q, want the system's folders", got)
+	}
+}
