@@ -146,19 +146,21 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdWaitFile waits until a background process created a file. The limit
-// only guards against a hung script; the scripts never wait that long.
+// only guards against a hung script: a Slurm job may wait a minute for the
+// one-node test cluster when every Slurm script runs at once on a loaded
+// machine (each job's start loads a login environment).
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitfile FILE")
 	}
 	path := ts.MkAbs(args[0])
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for {
 		if _, err := os.Stat(path); err == nil {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("waitfile: %s did not appear within 20s", args[0])
+			ts.Fatalf("waitfile: %s did not appear within 90s", args[0])
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
