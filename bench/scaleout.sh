@@ -106,7 +106,8 @@ fi
 # and as kiln submits it by default (one array job), alternated FANREPS
 # times from a clean tree. The wall time is the whole apply: submitted,
 # run on the one-node cluster, hashed and linked; the submissions are
-# counted from scontrol (an array job is one).
+# counted from the nodes' logs (an array job is one id; an element
+# submitted again after NODE_FAIL is a job of its own).
 fan_pipeline() { # dir array_size
 	mkdir -p "$1"
 	cat >"$1/pipeline.hcl" <<HCL
@@ -122,9 +123,9 @@ exec "fan" {
 }
 HCL
 }
-submissions() { # dir -> sbatch calls that made its jobs
-	scontrol show job -o | grep -F "WorkDir=$1 " |
-		awk '{id=$1; for (i = 2; i <= NF; i++) if ($i ~ /^ArrayJobId=/) id=$i; sub(/.*=/, "", id); print id}' | sort -u | wc -l
+submissions() { # dir -> sbatch calls that made its jobs, from the nodes' logs
+	# (scontrol forgets a job MinJobAge after it ended): an array is one id.
+	grep -rhoE 'kiln: submitted Slurm job [0-9]+' "$1/.kiln/logs" | sort -u | wc -l
 }
 if part fanout; then
 	: >"$OUT/fan-jobs.us" >"$OUT/fan-array.us" >"$OUT/fan-jobs.cpu" >"$OUT/fan-array.cpu"
