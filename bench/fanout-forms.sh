@@ -108,41 +108,6 @@ exec "merge" {
 EOF
 }
 
-# The same workflow for Snakemake: samples found by a glob, the same four
-# steps per sample and the merge.
-snakefile() {
-	cat <<'EOF'
-SAMPLES = glob_wildcards("data/{sample}.fastq").sample
-
-rule all:
-    input: "out/merge"
-
-rule map:
-    input: "data/{s}.fastq"
-    output: "out/map/{s}"
-    shell: "cat {input} > {output}"
-
-rule sort:
-    input: "out/map/{s}"
-    output: "out/sort/{s}"
-    shell: "sort {input} > {output}"
-
-rule index:
-    input: "out/sort/{s}"
-    output: "out/index/{s}"
-    shell: "wc -l < {input} > {output}"
-
-rule call:
-    input: "out/sort/{s}", "out/index/{s}"
-    output: "out/call/{s}"
-    shell: "cat {input} > {output}"
-
-rule merge:
-    input: expand("out/call/{s}", s=SAMPLES)
-    output: "out/merge"
-    shell: "cat {input} > {output}"
-EOF
-}
 
 # snake_tree N: Snakemake's tree, built as far as its dry run can tell:
 # every step's outputs exist and are newer than their inputs (Snakemake
@@ -151,7 +116,7 @@ EOF
 snake_tree() {
 	local dir=$OUT/n$1/snakemake step
 	mkdir -p "$dir/data"
-	snakefile >"$dir/Snakefile"
+	cp "$ROOT/bench/fanout.Snakefile" "$dir/Snakefile"
 	cp "$OUT/n$1/fileset/data/"* "$dir/data/"
 	for step in map sort index call; do
 		sleep 0.05 # a later step's files are strictly newer

@@ -71,37 +71,7 @@ exec "merge" {
   command = "cat ${join(" ", [for s, c in exec.call : "${c.out}/x"])} > $KILN_OUT/x"
 }
 EOF
-cat >"$OUT/snakemake/Snakefile" <<'EOF'
-SAMPLES = glob_wildcards("data/{sample}.fastq").sample
-
-rule all:
-    input: "out/merge"
-
-rule map:
-    input: "data/{s}.fastq"
-    output: "out/map/{s}"
-    shell: "cat {input} > {output}"
-
-rule sort:
-    input: "out/map/{s}"
-    output: "out/sort/{s}"
-    shell: "sort {input} > {output}"
-
-rule index:
-    input: "out/sort/{s}"
-    output: "out/index/{s}"
-    shell: "wc -l < {input} > {output}"
-
-rule call:
-    input: "out/sort/{s}", "out/index/{s}"
-    output: "out/call/{s}"
-    shell: "cat {input} > {output}"
-
-rule merge:
-    input: expand("out/call/{s}", s=SAMPLES)
-    output: "out/merge"
-    shell: "cat {input} > {output}"
-EOF
+cp "$ROOT/bench/fanout.Snakefile" "$OUT/snakemake/Snakefile"
 
 SAMPLES=$OUT/samples.tsv
 printf 'measure\ttool\trun\tseconds\tmax_rss_kb\tcpu_seconds\n' >"$SAMPLES"

@@ -145,8 +145,10 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	})
 	a.vals = plan.NewValues()
 	a.slurm = newSlurmExec(a.Decider.Pipeline.StateDir, a.Options.Slurm)
-	a.graphForAhead(tasks, verts)
-	a.slurm.cancelLeftAhead(ctx)
+	if len(a.Decider.Pipeline.Executors) > 0 {
+		a.graphForAhead(tasks, verts)
+		a.slurm.cancelLeftAhead(ctx)
+	}
 	defer a.slurm.dropAllAhead()
 	a.cache = newRemoteCache(a.Options.Cache, a.note)
 	if u, ok := a.Options.Hooks.(Uploads); ok && a.cache != nil {

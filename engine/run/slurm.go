@@ -183,17 +183,20 @@ func (x *slurmExec) submitNew(ctx context.Context, r *slurmRun, submission int) 
 	b := r.build
 	var arr *array
 	var elem *element
-	// A folder per submission: a result file of an earlier job is never
-	// taken for this one's.
-	jobDir := filepath.Join(x.shared(r.exec), r.node.Addr.FileName()+"-"+r.key[:12]+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
-	if !r.fresh && arrayable(r) {
+	var jobDir string
+	if !r.fresh && joinsArrays(r.exec, r.node) {
 		var err error
 		if arr, elem, err = x.join(r); err != nil {
 			return slurm.Job{}, err
 		}
 		jobDir = filepath.Join(arr.dir, strconv.Itoa(elem.index))
-	} else if err := os.MkdirAll(jobDir, 0o755); err != nil {
-		return slurm.Job{}, fmt.Errorf("the Slurm job folder: %w", err)
+	} else {
+		// A folder per submission: a result file of an earlier job is
+		// never taken for this one's.
+		jobDir = filepath.Join(x.shared(r.exec), r.node.Addr.FileName()+"-"+r.key[:12]+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+		if err := os.MkdirAll(jobDir, 0o755); err != nil {
+			return slurm.Job{}, fmt.Errorf("the Slurm job folder: %w", err)
+		}
 	}
 	specPath := filepath.Join(jobDir, "spec.json")
 	err := x.writeSpec(r, specPath, filepath.Join(jobDir, "result.json"))

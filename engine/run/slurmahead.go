@@ -337,7 +337,7 @@ func (a *Applier) queueAfter(n *config.Node) {
 	for _, d := range a.dependents[t] {
 		dn := a.task(d).node
 		e := a.Decider.Pipeline.Executor(dn.Meta.Executor)
-		if dn.Placeholder() || !a.slurm.canQueueAhead(e) || e.ArraySize > 1 && dn.Addr.Key.Set {
+		if dn.Placeholder() || !a.slurm.canQueueAhead(e) || joinsArrays(e, dn) {
 			continue // a fan-out's instances go as an array job once ready, not one by one ahead
 		}
 		var after []string

@@ -57,7 +57,7 @@ type arrays struct {
 // expect tells the batcher that n, an instance that may join an array,
 // has started.
 func (x *slurmExec) expect(n *config.Node, e *config.Executor) {
-	if e == nil || e.ArraySize <= 1 || !n.Addr.Key.Set {
+	if !joinsArrays(e, n) {
 		return
 	}
 	block := n.Addr.Block().String()
@@ -133,9 +133,10 @@ func arrayGroup(r *slurmRun) string {
 	return r.exec.Address() + "\x00" + r.node.Addr.Block().String() + "\x00" + strings.Join(req.Args(), "\x00")
 }
 
-// arrayable reports whether r's first submission may join an array.
-func arrayable(r *slurmRun) bool {
-	return r.exec.ArraySize > 1 && r.node.Addr.Key.Set
+// joinsArrays reports whether n, run on e, is an instance whose first
+// submission joins an array.
+func joinsArrays(e *config.Executor, n *config.Node) bool {
+	return e != nil && e.ArraySize > 1 && n.Addr.Key.Set
 }
 
 // join reserves r's element in the open array of its group, opening one

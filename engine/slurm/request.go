@@ -98,12 +98,13 @@ func (r *Request) Script() string {
 			b.WriteString(shellQuote(a))
 			continue
 		}
-		for i, part := range strings.Split(a, "%a") {
+		parts := strings.Split(a, "%a")
+		for i, part := range parts {
 			if i > 0 {
 				b.WriteString(`"$SLURM_ARRAY_TASK_ID"`)
 			}
-			if part != "" || i == 0 && !strings.Contains(a, "%a") {
-				b.WriteString(shellQuote(part))
+			if part != "" || len(parts) == 1 {
+				b.WriteString(shellQuote(part)) // an empty argument stays ''
 			}
 		}
 	}
