@@ -30,9 +30,8 @@ import (
 )
 
 var (
-	once   sync.Once
-	upErr  error
-	script string
+	once  sync.Once
+	upErr error
 
 	twoOnce sync.Once
 	twoErr  error
@@ -45,13 +44,17 @@ func Up() error {
 	return upErr
 }
 
-func up() error { return start("") }
+func up() error {
+	_, err := start("")
+	return err
+}
 
 // UpTwoNodes starts the two-node test cluster unless it answers already,
 // and returns its SLURM_CONF.
 func UpTwoNodes() (string, error) {
 	twoOnce.Do(func() {
-		if twoErr = start("2"); twoErr != nil {
+		var script string
+		if script, twoErr = start("2"); twoErr != nil {
 			return
 		}
 		out, err := exec.Command(script, "conf2").Output()
@@ -63,28 +66,29 @@ func UpTwoNodes() (string, error) {
 }
 
 // start runs scripts/slurm-cluster's start (suffix "") or start2 (suffix
-// "2") unless its status answers.
-func start(suffix string) error {
+// "2") unless its status answers, and returns the script's path. Up and
+// UpTwoNodes may run at once, so nothing here is shared between them.
+func start(suffix string) (string, error) {
 	if _, err := exec.LookPath("sbatch"); err != nil {
-		return errors.New("sbatch not found: apt-get install -y slurm-wlm munge (the Slurm executor is tested against a real one-node cluster)")
+		return "", errors.New("sbatch not found: apt-get install -y slurm-wlm munge (the Slurm executor is tested against a real one-node cluster)")
 	}
-	var err error
-	if script, err = findScript(); err != nil {
-		return err
+	script, err := findScript()
+	if err != nil {
+		return "", err
 	}
 	if exec.Command(script, "status"+suffix).Run() == nil {
-		return nil
+		return script, nil
 	}
 	lock, err := filelock.Wait(context.Background(), filepath.Join(os.TempDir(), "kiln-slurm-cluster"+suffix+".lock"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer lock.Unlock()
 	out, err := exec.Command(script, "start"+suffix).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s start%s: %v: %s", script, suffix, err, strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("%s start%s: %v: %s", script, suffix, err, strings.TrimSpace(string(out)))
 	}
-	return nil
+	return script, nil
 }
 
 // findScript finds scripts/slurm-cluster above the working folder.
