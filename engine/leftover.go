@@ -34,7 +34,7 @@ func deadApplyRuns(dir string, store *state.Store) []leftRun {
 	for i, r := range runs {
 		out[i].Interrupted = r
 		if !r.Ended {
-			out[i].Running = proc.Survivors(r.Groups, []string{"KILN_OUT=" + store.RunPath(r.Entry)})
+			out[i].Running = proc.Survivors(r.Groups, store.RunMarkers(r.Entry))
 		}
 	}
 	return out

@@ -45,13 +45,13 @@ func recoverRuns(store *state.Store, w *state.Writer, runs *state.RunLog, interr
 		}
 		live = append(live, i)
 		groups = append(groups, r.Groups...)
-		markers = append(markers, "KILN_OUT="+store.RunPath(r.Entry))
+		markers = append(markers, store.RunMarkers(r.Entry)...)
 	}
 	// Attribute what runs to each run before stopping everything at once.
 	owner := map[int]int{}
 	for _, i := range live {
 		r := interrupted[i]
-		for _, p := range proc.Survivors(r.Groups, []string{"KILN_OUT=" + store.RunPath(r.Entry)}) {
+		for _, p := range proc.Survivors(r.Groups, store.RunMarkers(r.Entry)) {
 			if _, ok := owner[p.PID]; !ok {
 				owner[p.PID] = i
 			}

@@ -205,7 +205,7 @@ func TestColourInATerminal(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tm := newTerminal(t, dir, 80, 10, c.cmd)
+			tm := newTerminal(t, dir, 80, 16, c.cmd)
 			tm.waitFor("the plan", func(s string) bool { return strings.Contains(s, "KILN-EXIT=") })
 			screen := tm.screen(true)
 			if !strings.Contains(screen, "exec.a") {
@@ -217,7 +217,7 @@ func TestColourInATerminal(t *testing.T) {
 		})
 	}
 	t.Run("TERM=dumb apply", func(t *testing.T) {
-		tm := newTerminal(t, dir, 80, 10, "TERM=dumb kiln apply")
+		tm := newTerminal(t, dir, 80, 16, "TERM=dumb kiln apply")
 		s := tm.waitFor("the apply", func(s string) bool { return strings.Contains(s, "KILN-EXIT=") })
 		if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d exec\.a built`).MatchString(s) || strings.Contains(s, "nodes done") {
 			t.Errorf("with TERM=dumb, apply must print plain timestamped lines and no live status:\n%s", s)

@@ -21,6 +21,10 @@ func ContractOf(p *config.Pipeline, n *config.Node) *sandbox.Contract {
 		shell = p.Shell
 	}
 	c := sandbox.NewContract(shell)
+	// A run sees fixed paths where this machine can show them, unless
+	// its node opted out of the sandbox or runs as a Slurm job, whose srun
+	// steps slurmstepd starts outside the job's mount namespace.
+	c.Fixed = n.Meta.Unsandboxed == "" && n.Meta.Executor == "" && sandbox.Relocation() == nil
 	return &c
 }
 

@@ -312,7 +312,7 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 		return nil, 0, fmt.Errorf("the pin in kiln.lock.hcl: %w; run kiln lock -update %s", err, n.Addr)
 	}
 	base, _ := plan.NodeEnv(n, a.vals, ev)
-	env := plan.MergeEnv(base, append(resourceEnv(granted), "KILN_OUT="+dir)...)
+	env := plan.MergeEnv(base, append(resourceEnv(granted), "KILN_OUT="+dir, state.RunEnv+"="+entry)...)
 	env = plan.MergeEnv(env, deviceEnv(held, a.Options.Pools)...)
 	remote := d.Pipeline.Executor(n.Meta.Executor) != nil
 	sealed, err := a.seal(dec, dir, cfg, !remote)

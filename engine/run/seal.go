@@ -96,6 +96,11 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if s.tmp != "" {
 		policy.Write = append(policy.Write, s.tmp)
 	}
+	// An output outside the pipeline folder is refused before the run: a
+	// relocated run would not even reach the host's folder above it.
+	if _, err := InPlaceOutputs(p.Root, p.StateDir, outputs, false); err != nil {
+		return nil, err
+	}
 	for _, o := range outputs {
 		policy.Write = append(policy.Write, writableOutput(absPath(p.Root, o)))
 	}
@@ -120,16 +125,46 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 			s.owners[path] = u.addr
 		}
 	}
+	if contract.Fixed {
+		policy.View = viewOf(p, dec.Key, dir, s.tmp, ups)
+	}
 	s.policy = policy
 	return s, nil
+}
+
+// viewOf is where a relocated run of the node with key sees its folders:
+// the pipeline folder (and the state folder, where it lies outside), its
+// run folder dir as its own result, each upstream's result under that
+// result's key (named by its run folder and its stable .kiln/out link), and
+// its temporary folder tmp ("" for a Slurm job, which adds its own).
+func viewOf(p *config.Pipeline, key, dir, tmp string, ups []upstreamResult) *sandbox.View {
+	v := &sandbox.View{}
+	v.Add(p.Root, sandbox.ViewPipeline)
+	if !strings.HasPrefix(p.StateDir, p.Root+"/") {
+		v.Add(p.StateDir, sandbox.ViewState)
+	}
+	v.Add(dir, sandbox.ResultAt(key))
+	for _, u := range ups {
+		if len(u.paths) == 0 || !u.linked {
+			continue
+		}
+		if upKey, _, ok := state.ParseEntry(filepath.Base(u.paths[0])); ok {
+			v.Add(u.paths[0], sandbox.ResultAt(upKey), p.OutPath(u.addr))
+		}
+	}
+	if tmp != "" {
+		v.Add(tmp, sandbox.ViewTemp)
+	}
+	return v
 }
 
 // upstreamResult is where an upstream's result lies: its run folder and
 // its in-place outputs.
 type upstreamResult struct {
-	addr  addr.Node
-	paths []string
-	live  bool // a service's: its folder holds its live log and changes as it runs
+	addr   addr.Node
+	paths  []string
+	live   bool // a service's: its folder holds its live log and changes as it runs
+	linked bool // paths[0] is the run folder its stable link points at
 }
 
 // upstreamResults are the results of every node n depends on, directly or
@@ -142,7 +177,7 @@ func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*s
 			u.live = true
 		}
 		if target, err := resolveLink(p.OutPath(up)); err == nil {
-			u.paths = append(u.paths, target)
+			u.paths, u.linked = append(u.paths, target), true
 		}
 		if rec, ok := record(up.String()); ok {
 			for _, o := range rec.Outputs {

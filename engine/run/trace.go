@@ -64,7 +64,7 @@ func (a *Applier) traceReport(dec *plan.Decision, s *sealedRun, logPath string) 
 	if err := keepTrace(s.policy.Trace, r.Log); err != nil {
 		r.Log = ""
 	}
-	t, err := sandbox.ReadTrace(s.policy.Trace)
+	t, err := sandbox.ReadTrace(s.policy.Trace, s.policy.View)
 	if err != nil {
 		r.Err = err
 		return r

@@ -45,6 +45,8 @@ type Contract struct {
 	Env []string
 	// Note says what the shell does not catch, when it is the plain one.
 	Note string
+	// Fixed: the run sees its folders at the fixed places of a View.
+	Fixed bool
 }
 
 // NewContract is the contract of a node whose shell setting (the node's
@@ -78,8 +80,12 @@ func (c Contract) KeyLines() [][2]string {
 		name, value, _ := strings.Cut(kv, "=")
 		lines = append(lines, [2]string{"run", "env." + name + " " + value})
 	}
-	return append(lines,
+	lines = append(lines,
 		[2]string{"run", "env.HOME (private, unless the node sets it)"},
 		[2]string{"run", "env.TMPDIR (private)"},
 		[2]string{"run", fmt.Sprintf("umask %03o", Umask)})
+	if c.Fixed {
+		lines = append(lines, KeyLine())
+	}
+	return lines
 }

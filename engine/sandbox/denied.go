@@ -26,11 +26,19 @@ func (p *Policy) Denied(lines []string, dir string) []Denial {
 		if !Refused(line) {
 			continue
 		}
-		for _, word := range strings.FieldsFunc(line, func(r rune) bool {
+		words := strings.FieldsFunc(line, func(r rune) bool {
 			return r == ' ' || r == '\t' || r == '\'' || r == '"' || r == '`' || r == '‘' || r == '’'
-		}) {
-			path, ok := pathIn(word, dir)
-			if !ok || seen[path] {
+		})
+		if len(words) > 1 && words[1] == "line" {
+			words = words[1:] // a shell's own name: "/usr/bin/bash: line 1: PATH: Permission denied"
+		}
+		named := refusedName(line)
+		for _, word := range words {
+			path, ok := pathIn(word, dir, word == named)
+			if !ok {
+				continue
+			}
+			if path = p.View.Host(path); seen[path] {
 				continue
 			}
 			real := resolved(path)
@@ -54,9 +62,25 @@ func Refused(line string) bool {
 	return false
 }
 
+// refusedName is the word right before the refusal in line ("NAME:
+// Permission denied"), which names what was refused even when it is a bare
+// name that does not exist (a file the run was not let create).
+func refusedName(line string) string {
+	for _, r := range refusals {
+		if i := strings.Index(line, ": "+r); i >= 0 {
+			f := strings.Fields(line[:i])
+			if len(f) > 0 {
+				return f[len(f)-1] + ":"
+			}
+		}
+	}
+	return ""
+}
+
 // pathIn reads word as the path a message names: absolute, or relative to
-// dir and there (a bare word is a path only when it names a file).
-func pathIn(word, dir string) (string, bool) {
+// dir and there (a bare word is a path only when it names a file, or when
+// named says the message names it).
+func pathIn(word, dir string, named bool) (string, bool) {
 	word = strings.Trim(word, ":,;()[]{}")
 	switch {
 	case word == "" || strings.Contains(word, "://"):
@@ -65,7 +89,7 @@ func pathIn(word, dir string) (string, bool) {
 		return filepath.Clean(word), true
 	}
 	path := filepath.Join(dir, word)
-	if !strings.Contains(word, "/") {
+	if !strings.Contains(word, "/") && !named {
 		if _, err := os.Lstat(path); err != nil {
 			return "", false
 		}

@@ -17,7 +17,8 @@
 // whatever it execs; and it restricts access by path without changing the
 // paths a process sees, so the tools that embed absolute paths (virtual
 // environments, CMake) keep working. A mount namespace would need root or
-// unprivileged user namespaces, which many clusters turn off. Landlock is
+// unprivileged user namespaces, which many clusters turn off; kiln uses
+// one, where it can, only to fix the paths (see Relocation below). Landlock is
 // applied to one locked OS thread just before that thread forks the
 // command: the thread ends with the goroutine that locked it, so kiln itself
 // is never restricted. The same thread leaves the process's shared file
@@ -44,6 +45,40 @@
 // What a run was refused reaches the user through its log: Denied reads
 // the lines a refused access leaves ("Permission denied" with the path)
 // and names the path, whose it is and the line to write instead.
+//
+// Relocation. A result must not depend on where the pipeline lives, or
+// two checkouts (two hosts sharing a cache) build different bytes under
+// one key. Where the machine allows it (Linux, root, which is how Ascend
+// containers run), a sealed run sees its folders at fixed places, as a Nix
+// build sees /nix/store: the pipeline folder at /kiln/root, its own run
+// folder and each upstream's result at /kiln/out/KEY (the key of the run
+// that made it, the same on every host), its temporary folder at
+// /kiln/tmp. A View lists them; Policy.Start writes the command line,
+// environment and working folder with those places instead of the host's
+// paths, and the start thread, before Landlock, leaves kiln's mount
+// namespace for one of its own (a slave of the host's, so nothing it
+// mounts reaches the host) with a small tmpfs on /kiln and a bind mount
+// for each place. /kiln itself is one empty folder on the host, made when
+// missing, as Nix's installer makes /nix. Landlock's rules are on the
+// host's folders and hold at the binds, which show the same folders.
+//
+// Why fixed places and not paths relative to a working folder (Bazel's
+// execroot): tools write absolute paths whatever they are given (realpath,
+// CMake, Python's __file__, a BAM's @PG line), and a fixed place gives
+// them the same absolute path everywhere. Why keys: a result that names its
+// own place, or an upstream's, finds it again in every later run that
+// depends on it, on every host. A run's `..` from its result is /kiln/out,
+// not the store: it reaches no other result. A path the command is given
+// that climbs out of the pipeline folder ("$ROOT/../data") keeps the
+// host's path, which is still there.
+//
+// Not relocated: a node with sandbox = false, a Slurm job (its srun steps
+// start outside the job's namespace), and every run where Relocation says
+// why not (not root, no mount namespaces, /kiln not empty). There, runs
+// see the host's paths, and a tool that records them makes results that
+// differ between checkouts. Processes outside the run's tree (a daemon
+// the command talks to, docker run -v $KILN_OUT) see the host's paths,
+// not the run's places.
 //
 // KILN_SANDBOX_WRITABLE (paths joined by ":") adds writable paths on this
 // host for every run, as Bazel's --sandbox_writable_path does: a shared

@@ -85,6 +85,21 @@ func startConfined(cmd *exec.Cmd, p *Policy) error {
 			return
 		}
 		unix.Umask(Umask)
+		if p.View != nil {
+			if err := p.View.enter(); err != nil {
+				done <- err
+				return
+			}
+			// The view's own folders (the places of its binds) may be
+			// listed; what the binds show is allowed as the host's paths
+			// are, by the rules on the folders they show.
+			if rules != nil {
+				if err := rules.add(ViewRoot, unix.LANDLOCK_ACCESS_FS_READ_DIR); err != nil {
+					done <- err
+					return
+				}
+			}
+		}
 		if rules != nil {
 			if err := rules.restrict(); err != nil {
 				done <- err
@@ -99,7 +114,8 @@ func startConfined(cmd *exec.Cmd, p *Policy) error {
 // ruleset is a Landlock ruleset made in kiln's thread, to restrict one
 // locked thread with.
 type ruleset struct {
-	fd int
+	fd      int
+	handled uint64 // the rights the ruleset handles
 }
 
 // rules makes the ruleset of p, or nil where Landlock is missing. It is
@@ -116,7 +132,7 @@ func (p *Policy) rules() (*ruleset, error) {
 	if errno != 0 {
 		return nil, fmt.Errorf("sandbox: creating the Landlock ruleset: %w", errno)
 	}
-	rs := &ruleset{fd: int(fd)}
+	rs := &ruleset{fd: int(fd), handled: h}
 	if err := rs.allowPolicy(p, h); err != nil {
 		rs.close()
 		return nil, err
@@ -161,6 +177,15 @@ func (rs *ruleset) allowPolicy(p *Policy, h uint64) error {
 	for _, path := range append(slices.Clone(p.Write), "/dev", "/proc") {
 		if err := allow(path, h); err != nil {
 			return err
+		}
+		// Landlock checks a path by the folders above it as the run sees
+		// them, and a bind's folders above are the view's, not the host's:
+		// a writable folder that holds a bound one (a host's writable
+		// path around the pipeline folder) is allowed at the bind too.
+		for _, src := range p.View.sourcesBelow(path) {
+			if err := allow(src, h); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -311,9 +336,24 @@ func (rs *ruleset) close() {
 // Probe says what confines a run on this machine, and, where it is less
 // than a sandbox, why.
 func Probe() Protection {
+	prot := Protection{}
+	if err := Relocation(); err != nil {
+		prot.ViewReason = err.Error()
+	} else {
+		prot.View = true
+	}
 	v, err := abi()
 	if err != nil {
-		return Protection{Reason: err.Error()}
+		prot.Reason = err.Error()
+		return prot
 	}
-	return Protection{Landlock: v}
+	prot.Landlock = v
+	return prot
 }
+
+// The main goroutine keeps the main thread to itself, so a sealed start
+// never runs on it: a locked thread that ends is killed, but the main
+// thread cannot end and would stay parked in the run's namespace, file
+// system state and Landlock domain, where /proc/self (the main thread's)
+// would show them.
+func init() { runtime.LockOSThread() }

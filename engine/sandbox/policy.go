@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,9 @@ type Policy struct {
 	// Trace, when set, runs the command under strace, which writes what it
 	// opened and ran to this file (ReadTrace reads it).
 	Trace string
+	// View, when set, is where the run sees its folders: at fixed places,
+	// in a mount namespace of its own (see Relocation).
+	View *View `json:",omitempty"`
 }
 
 // Umask is the file mode creation mask of every run's processes.
@@ -50,8 +54,21 @@ func HostWritable() []string {
 }
 
 // Start starts cmd confined by the policy. Where the kernel cannot confine
-// it (see Probe), cmd starts with the umask alone.
+// it (see Probe), cmd starts with the umask alone. Where the policy has a
+// view this machine cannot show (a Slurm job's node that is not the
+// planning host's kind), cmd starts at the host's paths, with a warning in
+// its log.
 func (p *Policy) Start(cmd *exec.Cmd) error {
+	if p.View != nil {
+		if err := Relocation(); err != nil {
+			if cmd.Stderr != nil {
+				fmt.Fprintf(cmd.Stderr, "kiln: warning: this run sees the host's paths, not %s: %v\n", ViewRoot, err)
+			}
+			p.View = nil
+		} else {
+			p.View.rewrite(cmd)
+		}
+	}
 	if p.Trace != "" {
 		if err := traced(cmd, p.Trace); err != nil {
 			return err

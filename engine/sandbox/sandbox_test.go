@@ -163,7 +163,7 @@ func TestReadTrace(t *testing.T) {
 	if err := os.WriteFile(log, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := ReadTrace(log)
+	tr, err := ReadTrace(log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

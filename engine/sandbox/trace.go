@@ -36,9 +36,10 @@ type Trace struct {
 	Programs []string // programs run
 }
 
-// ReadTrace reads the log strace wrote for a traced run. Opens that
+// ReadTrace reads the log strace wrote for a traced run, with each path
+// as the host names it (v is the run's view, nil for none). Opens that
 // failed are left out: the run did not read what was not there.
-func ReadTrace(path string) (*Trace, error) {
+func ReadTrace(path string, v *View) (*Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("the trace: %w", err)
@@ -59,7 +60,7 @@ func ReadTrace(path string) (*Trace, error) {
 		case "execve", "execveat":
 			if strings.HasSuffix(call, ") = 0") {
 				if p, ok := firstString(call); ok {
-					programs[p] = true
+					programs[v.Host(p)] = true
 				}
 			}
 		case "open", "openat", "openat2", "creat":
@@ -67,6 +68,7 @@ func ReadTrace(path string) (*Trace, error) {
 			if !ok {
 				continue
 			}
+			res = v.Host(res)
 			if name == "creat" || strings.Contains(call, "O_WRONLY") || strings.Contains(call, "O_RDWR") || strings.Contains(call, "O_CREAT") {
 				written[res] = true
 			} else {

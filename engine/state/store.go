@@ -81,6 +81,18 @@ func (s *Store) RunPath(entry string) string {
 	return s.rootDir + string(filepath.Separator) + shard(key) + string(filepath.Separator) + entry
 }
 
+// RunEnv names the variable that holds the entry of the run a process
+// belongs to. Every run's environment has it beside KILN_OUT, which a
+// relocated run sees at a fixed place rather than at its run folder.
+const RunEnv = "KILN_RUN"
+
+// RunMarkers are the environment entries that mark the processes of the
+// run entry, for finding what a killed run left running: its RunEnv, and
+// the KILN_OUT of a run that saw its run folder at the host's path.
+func (s *Store) RunMarkers(entry string) []string {
+	return []string{RunEnv + "=" + entry, "KILN_OUT=" + s.RunPath(entry)}
+}
+
 // RunShard is the folder below Root that holds entry's run folder:
 // RunPath(entry) is Root/RunShard(entry)/entry. false when the entry is
 // malformed.
