@@ -136,7 +136,9 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 // the pipeline folder (and the state folder, where it lies outside), its
 // run folder dir as its own result, each upstream's result under that
 // result's key (named by its run folder and its stable .kiln/out link), and
-// its temporary folder tmp ("" for a Slurm job, which adds its own).
+// its temporary folder tmp ("" for a Slurm job, which adds its own). The
+// results of direct upstreams, which the command names, are bind mounts;
+// the rest, reached only through those, links.
 func viewOf(p *config.Pipeline, key, dir, tmp string, ups []upstreamResult) *sandbox.View {
 	v := &sandbox.View{}
 	v.Add(p.Root, sandbox.ViewPipeline)
@@ -148,8 +150,13 @@ func viewOf(p *config.Pipeline, key, dir, tmp string, ups []upstreamResult) *san
 		if len(u.paths) == 0 || !u.linked {
 			continue
 		}
-		if upKey, _, ok := state.ParseEntry(filepath.Base(u.paths[0])); ok {
+		upKey, _, ok := state.ParseEntry(filepath.Base(u.paths[0]))
+		switch {
+		case !ok:
+		case u.direct:
 			v.Add(u.paths[0], sandbox.ResultAt(upKey), p.OutPath(u.addr))
+		default:
+			v.AddLink(u.paths[0], sandbox.ResultAt(upKey), p.OutPath(u.addr))
 		}
 	}
 	if tmp != "" {
@@ -165,14 +172,16 @@ type upstreamResult struct {
 	paths  []string
 	live   bool // a service's: its folder holds its live log and changes as it runs
 	linked bool // paths[0] is the run folder its stable link points at
+	direct bool // the node depends on it itself, not only through others
 }
 
 // upstreamResults are the results of every node n depends on, directly or
 // through others: a run may read each one.
 func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*state.Record, bool)) []upstreamResult {
 	var out []upstreamResult
+	direct := directUpstreams(p, n)
 	for _, up := range upstreamClosure(p, n) {
-		u := upstreamResult{addr: up}
+		u := upstreamResult{addr: up, direct: direct[up]}
 		if un := p.Node(up); un != nil && kind.IsService(un.Block.Kind) {
 			u.live = true
 		}
@@ -296,6 +305,21 @@ func writableOutput(path string) string {
 // upstreamClosure are the nodes n depends on, directly or through others:
 // a run may read each one's result.
 func upstreamClosure(p *config.Pipeline, n *config.Node) []addr.Node {
+	return closureOf(p, n.Deps, true)
+}
+
+// directUpstreams are the nodes n depends on itself.
+func directUpstreams(p *config.Pipeline, n *config.Node) map[addr.Node]bool {
+	out := map[addr.Node]bool{}
+	for _, a := range closureOf(p, n.Deps, false) {
+		out[a] = true
+	}
+	return out
+}
+
+// closureOf are the nodes deps name (a whole block's instances for a
+// block), and, deep, what they depend on in turn.
+func closureOf(p *config.Pipeline, deps []addr.Node, deep bool) []addr.Node {
 	var out []addr.Node
 	seen := map[addr.Node]bool{}
 	var visit func(deps []addr.Node)
@@ -313,11 +337,13 @@ func upstreamClosure(p *config.Pipeline, n *config.Node) []addr.Node {
 				}
 				seen[u.Addr] = true
 				out = append(out, u.Addr)
-				visit(u.Deps)
+				if deep {
+					visit(u.Deps)
+				}
 			}
 		}
 	}
-	visit(n.Deps)
+	visit(deps)
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 
@@ -23,12 +24,26 @@ func (v *View) enter() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("sandbox: keeping the run's mounts from the host: %w", err)
 	}
-	if err := unix.Mount("kiln", ViewRoot, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m"); err != nil {
+	if err := unix.Mount("kiln", ViewRoot, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=64m"); err != nil {
 		return fmt.Errorf("sandbox: a tmpfs on %s: %w", ViewRoot, err)
 	}
+	made := map[string]bool{}
 	for _, b := range v.Binds {
-		if err := os.MkdirAll(b.At, 0o755); err != nil {
-			return fmt.Errorf("sandbox: %w", err)
+		dir := b.At
+		if b.Link {
+			dir = filepath.Dir(b.At)
+		}
+		if !made[dir] {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("sandbox: %w", err)
+			}
+			made[dir] = true
+		}
+		if b.Link {
+			if err := os.Symlink(b.Source, b.At); err != nil {
+				return fmt.Errorf("sandbox: %w", err)
+			}
+			continue
 		}
 		if err := unix.Mount(b.Source, b.At, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("sandbox: showing %s at %s: %w", b.Source, b.At, err)

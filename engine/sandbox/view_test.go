@@ -42,7 +42,8 @@ func TestViewSeenAndHost(t *testing.T) {
 }
 
 // A relocated run sees the pipeline folder, its run folder, an upstream's
-// result and its temporary folder at their fixed places, with the policy's
+// result (bound, or linked as a result reached through others) and its
+// temporary folder at their fixed places, with the policy's
 // rules holding there as at the host's paths; kiln and the host keep their
 // own mounts.
 func TestViewRelocatesARun(t *testing.T) {
@@ -55,6 +56,7 @@ func TestViewRelocatesARun(t *testing.T) {
 	p.View.Add(root, ViewPipeline)
 	p.View.Add(p.Write[0], ResultAt("me"))
 	p.View.Add(filepath.Join(root, ".kiln/store/up/r1"), ResultAt("up"))
+	p.View.AddLink(filepath.Join(root, ".kiln/store/up/r1"), ResultAt("deep"))
 	p.View.Add(tmp, ViewTemp)
 	ownNS, err := os.Readlink("/proc/self/ns/mnt")
 	if err != nil {
@@ -67,9 +69,11 @@ func TestViewRelocatesARun(t *testing.T) {
 		{"start in the pipeline folder", "pwd", "/kiln/root\n", true},
 		{"write its run folder", "echo mine > " + p.Write[0] + "/out && cat /kiln/out/me/out", "mine\n", true},
 		{"read an upstream result", "cat /kiln/out/up/result.txt", "up\n", true},
+		{"read a result through a link", "cat /kiln/out/deep/result.txt", "up\n", true},
+		{"write through a link", "echo x > /kiln/out/deep/x.bai", "", false},
 		{"write its temporary folder", "echo t > " + tmp + "/t && realpath " + tmp + "/t", "/kiln/tmp/t\n", true},
 		{"read a declared input", "cat /kiln/root/declared.txt", "in\n", true},
-		{"list the view", "ls /kiln", "out\nroot\ntmp\n", true},
+		{"list the view", "ls /kiln /kiln/out", "/kiln:\nout\nroot\ntmp\n\n/kiln/out:\ndeep\nme\nup\n", true},
 		{"a namespace of its own", "readlink /proc/self/ns/mnt | grep -vx '" + ownNS + "'", "", true},
 		{"read an undeclared file", "cat /kiln/root/undeclared.txt", "", false},
 		{"write the pipeline folder", "echo x > /kiln/root/new.txt", "", false},
