@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/sandbox"
@@ -23,8 +25,10 @@ func ContractOf(p *config.Pipeline, n *config.Node) *sandbox.Contract {
 	c := sandbox.NewContract(shell)
 	// A run sees fixed paths where this machine can show them, unless
 	// its node opted out of the sandbox or runs as a Slurm job, whose srun
-	// steps slurmstepd starts outside the job's mount namespace.
-	c.Fixed = n.Meta.Unsandboxed == "" && n.Meta.Executor == "" && sandbox.Relocation() == nil
+	// steps slurmstepd starts outside the job's mount namespace, or the
+	// pipeline lives below the view's own folder, which the view hides.
+	c.Fixed = n.Meta.Unsandboxed == "" && n.Meta.Executor == "" && sandbox.Relocation() == nil &&
+		!strings.HasPrefix(p.Root+"/", sandbox.ViewRoot+"/")
 	return &c
 }
 

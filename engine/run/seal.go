@@ -146,16 +146,27 @@ func viewOf(p *config.Pipeline, key, dir, tmp string, ups []upstreamResult) *san
 		v.Add(p.StateDir, sandbox.ViewState)
 	}
 	v.Add(dir, sandbox.ResultAt(key))
+	// Nodes whose keys are the same share one result: one place, under
+	// each one's stable link, bound if any of them is a direct upstream.
+	at := map[string]int{}
 	for _, u := range ups {
 		if len(u.paths) == 0 || !u.linked {
 			continue
 		}
 		upKey, _, ok := state.ParseEntry(filepath.Base(u.paths[0]))
-		switch {
-		case !ok:
-		case u.direct:
+		if !ok || upKey == key {
+			continue
+		}
+		if i, ok := at[upKey]; ok {
+			b := &v.Binds[i]
+			b.Aliases = append(b.Aliases, p.OutPath(u.addr))
+			b.Link = b.Link && !u.direct
+			continue
+		}
+		at[upKey] = len(v.Binds)
+		if u.direct {
 			v.Add(u.paths[0], sandbox.ResultAt(upKey), p.OutPath(u.addr))
-		default:
+		} else {
 			v.AddLink(u.paths[0], sandbox.ResultAt(upKey), p.OutPath(u.addr))
 		}
 	}
