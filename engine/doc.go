@@ -17,7 +17,9 @@
 // reports progress through run.Hooks.
 //
 // A saved plan (kiln plan -out) is written and checked here (savedplan.go):
-// apply refuses one whose configuration, state or flags changed since. The
+// its own data type, each node's action and key beside the plan -json view
+// that kiln show prints; apply refuses one whose configuration, state,
+// flags, keys or actions changed since. The
 // remote cache and the Slurm executor join a plan and an apply in
 // scaleout.go; each apply leaves a record for kiln report (record.go,
 // engine/history), with the pipeline's variables and git commit

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kilnbuild/kiln/engine"
-	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/kilnbuild/kiln/providers"
@@ -189,33 +188,39 @@ func TestWorkspaceConfigDigest(t *testing.T) {
 }
 
 // A saved plan applies while nothing moved, and goes stale, saying why,
-// when an input changes a planned key or the pipeline is edited.
+// when an input changes a planned key, a result changes outside kiln
+// (what a node is to do changes) or the pipeline is edited.
 func TestWorkspaceSavedPlanGoesStale(t *testing.T) {
 	dir := pipeline(t, map[string]string{"pipeline.hcl": twoSteps, "in.txt": "x\n"})
 	file := filepath.Join(t.TempDir(), "plan.json")
 	w := open(t, dir, nil)
 	apply(t, w)
 	write(t, filepath.Join(dir, "in.txt"), "y\n")
-	w = open(t, dir, nil)
-	planned := map[string]any{"changes": []map[string]string{{"address": "exec.first", "key": keyOf(t, w, "exec.first")}}}
-	if err := w.SavePlan(file, engine.PlanFlags{}, planned); err != nil {
-		t.Fatal(err)
-	}
+	sp := savePlan(t, open(t, dir, nil), file)
 	if !engine.IsPlanFile(file) || engine.IsPlanFile(filepath.Join(dir, "pipeline.hcl")) {
 		t.Fatal("IsPlanFile does not tell the plan from the pipeline")
-	}
-	sp, err := engine.LoadPlan(file)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if err := open(t, dir, nil).CheckSavedPlan(context.Background(), sp); err != nil {
 		t.Fatalf("nothing moved, yet: %v", err)
 	}
 	write(t, filepath.Join(dir, "in.txt"), "z\n")
-	err = open(t, dir, nil).CheckSavedPlan(context.Background(), sp)
-	if !errors.Is(err, engine.ErrStalePlan) || !strings.Contains(err.Error(), "exec.first changed since the plan was saved") {
-		t.Errorf("after an input edit: %v, want a stale plan naming exec.first", err)
+	err := open(t, dir, nil).CheckSavedPlan(context.Background(), sp)
+	if !errors.Is(err, engine.ErrStalePlan) || !strings.Contains(err.Error(), "exec.first (its key) changed since the plan was saved") {
+		t.Errorf("after an input edit: %v, want a stale plan naming exec.first's key", err)
 	}
+
+	// Everything up to date, a plan of no-ops saved; then a result is
+	// edited outside kiln, so applying would repair what the plan left.
+	apply(t, open(t, dir, nil))
+	sp = savePlan(t, open(t, dir, nil), file)
+	if err := os.WriteFile(filepath.Join(dir, ".kiln", "out", "exec.second", "b.txt"), []byte("edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = open(t, dir, nil).CheckSavedPlan(context.Background(), sp)
+	if !errors.Is(err, engine.ErrStalePlan) || !strings.Contains(err.Error(), "exec.second (repair, the saved plan said no-op)") {
+		t.Errorf("after a result was edited: %v, want a stale plan naming exec.second's repair", err)
+	}
+
 	write(t, filepath.Join(dir, "pipeline.hcl"), twoSteps+"\n# edited\n")
 	err = open(t, dir, nil).CheckSavedPlan(context.Background(), sp)
 	if !errors.Is(err, engine.ErrStalePlan) || !strings.Contains(err.Error(), "files or variables changed") {
@@ -223,22 +228,35 @@ func TestWorkspaceSavedPlanGoesStale(t *testing.T) {
 	}
 }
 
-func keyOf(t *testing.T, w *engine.Workspace, a string) string {
+// A plan file an earlier kiln wrote is recognised as a plan, not loaded
+// as a pipeline, and refused with the command that makes it again.
+func TestWorkspaceRefusesAnEarlierPlanFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "old.json")
+	write(t, file, `{"format": "kiln-plan-1", "pipeline": "/p", "plan": {"changes": []}}`+"\n")
+	if !engine.IsPlanFile(file) {
+		t.Fatal("an earlier kiln's plan file is not recognised as a plan")
+	}
+	_, err := engine.LoadPlan(file)
+	if err == nil || !strings.Contains(err.Error(), "earlier kiln") || !strings.Contains(err.Error(), "kiln plan -out "+file) {
+		t.Errorf("LoadPlan: %v, want a refusal saying to make it again", err)
+	}
+}
+
+// savePlan saves w's plan to file and loads it back.
+func savePlan(t *testing.T, w *engine.Workspace, file string) *engine.SavedPlan {
 	t.Helper()
 	pl, diags := w.Plan(context.Background())
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	for _, d := range pl.Changes {
-		if d.Node.Addr.String() == a {
-			if d.Action != plan.Rebuild || d.Key == "" {
-				t.Fatalf("%s: %s with key %q, want a rebuild with a key", a, d.Action.Word(), d.Key)
-			}
-			return d.Key
-		}
+	if err := w.SavePlan(file, engine.PlanFlags{}, pl, map[string]any{"changes": []any{}}); err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("%s is not in the plan", a)
-	return ""
+	sp, err := engine.LoadPlan(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
 }
 
 // Apply refuses to run while another holds the state folder's lock, and

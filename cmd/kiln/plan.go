@@ -99,7 +99,7 @@ func runPlan(c *cli, args []string) int {
 		return 1
 	}
 	if a.out != "" {
-		if err := w.SavePlan(a.out, engine.PlanFlags{Targets: a.targets, Replace: a.replace, Resources: a.resources}, m); err != nil {
+		if err := w.SavePlan(a.out, engine.PlanFlags{Targets: a.targets, Replace: a.replace, Resources: a.resources}, decided, m); err != nil {
 			c.fail(err)
 			return 1
 		}

@@ -88,7 +88,7 @@ func showPlan(c *cli, a *showArgs, file string) int {
 	sp, err := engine.LoadPlan(file)
 	var m render.PlanJSON
 	if err == nil {
-		err = json.Unmarshal(sp.Plan, &m)
+		err = json.Unmarshal(sp.View, &m)
 	}
 	if err != nil {
 		c.fail(err)
