@@ -655,7 +655,13 @@ func (w *Workspace) quickNodeOf(n *config.Node, env map[string]string, why *whyN
 	}
 	r := w.state.Records[n.Addr.String()]
 	qn := quickNode{Link: n.Addr.FileName(), Entry: r.Entry, Digest: r.Digest}
-	if pr, ok := quickProgramOf(p, n, r); !ok {
+	// n is evaluated without its upstreams at most once, for its program
+	// and its input patterns both.
+	evaluate := sync.OnceValues(func() (*config.Evaluated, bool) {
+		ev, diags := p.Evaluate(n, plan.NewValues(), plan.SelfOutPlaceholder)
+		return ev, !diags.HasErrors()
+	})
+	if pr, ok := quickProgramOf(p, n, r, evaluate); !ok {
 		return quickNode{}, why.miss("%s: its program cannot be found again without the full plan", n.Addr)
 	} else if pr != nil {
 		qn.Programs = append(qn.Programs, *pr)
@@ -667,8 +673,8 @@ func (w *Workspace) quickNodeOf(n *config.Node, env map[string]string, why *whyN
 		env["PATH"] = sum
 	}
 	if n.Meta.HasInputs {
-		ev, diags := p.Evaluate(n, plan.NewValues(), plan.SelfOutPlaceholder)
-		if diags.HasErrors() {
+		ev, ok := evaluate()
+		if !ok {
 			return quickNode{}, why.miss("%s: its inputs do not evaluate without its upstreams", n.Addr)
 		}
 		for _, pat := range ev.Inputs {
@@ -708,8 +714,9 @@ func (w *Workspace) quickNodeOf(n *config.Node, env map[string]string, why *whyN
 
 // quickProgramOf is how n's program is found again, for kinds that run a
 // program they name; nil when n names none. ok is false when the program
-// cannot be found again without the full plan.
-func quickProgramOf(p *config.Pipeline, n *config.Node, r *state.Record) (pr *quickProgram, ok bool) {
+// cannot be found again without the full plan. evaluate gives n's
+// configuration evaluated without its upstreams.
+func quickProgramOf(p *config.Pipeline, n *config.Node, r *state.Record, evaluate func() (*config.Evaluated, bool)) (pr *quickProgram, ok bool) {
 	line := ""
 	for _, l := range r.KeyLines {
 		if label, _, _ := plan.SplitKeyLine(l); label == "program" {
@@ -720,8 +727,8 @@ func quickProgramOf(p *config.Pipeline, n *config.Node, r *state.Record) (pr *qu
 	if !isRunner {
 		return nil, line == ""
 	}
-	ev, diags := p.Evaluate(n, plan.NewValues(), plan.SelfOutPlaceholder)
-	if diags.HasErrors() {
+	ev, evaluated := evaluate()
+	if !evaluated {
 		return nil, false
 	}
 	env, known := plan.NodeEnv(n, plan.NewValues(), ev)
