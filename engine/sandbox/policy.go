@@ -54,20 +54,16 @@ func HostWritable() []string {
 }
 
 // Start starts cmd confined by the policy. Where the kernel cannot confine
-// it (see Probe), cmd starts with the umask alone. Where the policy has a
-// view this machine cannot show (a Slurm job's node that is not the
-// planning host's kind), cmd starts at the host's paths, with a warning in
-// its log.
+// it (see Probe), cmd starts with the umask alone. A policy with a view
+// this machine cannot show is refused: the run's key says it sees fixed
+// paths, and a result built at the host's paths must not be kept (or
+// shared through a cache) under that key.
 func (p *Policy) Start(cmd *exec.Cmd) error {
 	if p.View != nil {
 		if err := Relocation(); err != nil {
-			if cmd.Stderr != nil {
-				fmt.Fprintf(cmd.Stderr, "kiln: warning: this run sees the host's paths, not %s: %v\n", ViewRoot, err)
-			}
-			p.View = nil
-		} else {
-			p.View.rewrite(cmd)
+			return fmt.Errorf("sandbox: this run's key says it sees the fixed paths under %s, which this machine cannot show (%v); run kiln plan here to decide it for this machine", ViewRoot, err)
 		}
+		p.View.rewrite(cmd)
 	}
 	if p.Trace != "" {
 		if err := traced(cmd, p.Trace); err != nil {
