@@ -22,45 +22,61 @@ import (
 func (w *Workspace) Validate() hcl.Diagnostics {
 	diags := w.pipeline.CheckExpressions()
 	diags = append(diags, w.decider.SharedNodes()...)
+	// Nodes are checked in the planner's waves, those of one wave in
+	// parallel; each sees its upstreams' values as if they were created.
 	vals := plan.NewValues()
-	p := w.pipeline
+	nodeDiags := make([]hcl.Diagnostics, len(w.dag.Nodes))
+	after := make([]cty.Value, len(w.dag.Nodes))
+	plan.InWaves(w.dag, func(v int) {
+		nodeDiags[v], after[v] = w.validateNode(w.dag.Nodes[v], vals)
+	}, func(v int) {
+		if after[v] != cty.NilVal {
+			vals.Set(w.dag.Nodes[v].Addr, after[v])
+		}
+	})
 	for _, v := range w.dag.Graph.Order() {
-		n := w.dag.Nodes[v]
-		ev, d := p.Evaluate(n, vals, plan.SelfOutPlaceholder)
-		diags = append(diags, d...)
-		if d.HasErrors() {
-			continue
-		}
-		vals.Set(n.Addr, w.decider.ValueAfter(&plan.Decision{Node: n, Kind: n.Block.Kind, Action: plan.Create,
-			KindNode: &kind.Node{Addr: n.Addr, Config: ev.Config, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir}}))
-		problem := func(summary, attr string, err error) {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
-				Detail: fmt.Sprintf("%s: %v.", n.Addr, err), Subject: n.AttrRange(attr).Ptr()})
-		}
-		if _, err := plan.ResolveInputs(p.Root, staticInputs(p.StateDir, n, ev.Inputs)); err != nil {
-			var missing *plan.MissingInputError
-			if errors.As(err, &missing) {
-				// It stops this node (and what depends on it), not the
-				// pipeline: a warning here, a failed node at apply.
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Missing input",
-					Detail: fmt.Sprintf("%s: %v; it cannot run, and neither can what depends on it.", n.Addr, err), Subject: n.AttrRange("inputs").Ptr()})
-			} else if bad := (*plan.BadInputError)(nil); errors.As(err, &bad) {
-				problem("Invalid input", "inputs", err)
-			} else {
-				problem("Missing input", "inputs", err)
-			}
-		}
-		if err := w.checkOutputs(ev.Config); err != nil {
-			problem("Invalid output", "outputs", err)
-		}
-		if c, ok := n.Block.Kind.(kind.Checker); ok && ev.Config.IsWhollyKnown() {
-			kn := &kind.Node{Addr: n.Addr, Config: ev.Config, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir}
-			if err := c.Check(kn); err != nil {
-				diags = append(diags, nodeConfigError(n, err))
-			}
-		}
+		diags = append(diags, nodeDiags[v]...)
 	}
 	return diags
+}
+
+// validateNode is what Validate finds of n, and the value later nodes see
+// of it (cty.NilVal where it does not evaluate).
+func (w *Workspace) validateNode(n *config.Node, vals *plan.Values) (hcl.Diagnostics, cty.Value) {
+	p := w.pipeline
+	ev, diags := p.Evaluate(n, vals, plan.SelfOutPlaceholder)
+	if diags.HasErrors() {
+		return diags, cty.NilVal
+	}
+	after := w.decider.ValueAfter(&plan.Decision{Node: n, Kind: n.Block.Kind, Action: plan.Create,
+		KindNode: &kind.Node{Addr: n.Addr, Config: ev.Config, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir}})
+	problem := func(summary, attr string, err error) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+			Detail: fmt.Sprintf("%s: %v.", n.Addr, err), Subject: n.AttrRange(attr).Ptr()})
+	}
+	if _, err := plan.ResolveInputs(p.Root, staticInputs(p.StateDir, n, ev.Inputs)); err != nil {
+		var missing *plan.MissingInputError
+		if errors.As(err, &missing) {
+			// It stops this node (and what depends on it), not the
+			// pipeline: a warning here, a failed node at apply.
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Missing input",
+				Detail: fmt.Sprintf("%s: %v; it cannot run, and neither can what depends on it.", n.Addr, err), Subject: n.AttrRange("inputs").Ptr()})
+		} else if bad := (*plan.BadInputError)(nil); errors.As(err, &bad) {
+			problem("Invalid input", "inputs", err)
+		} else {
+			problem("Missing input", "inputs", err)
+		}
+	}
+	if err := w.checkOutputs(ev.Config); err != nil {
+		problem("Invalid output", "outputs", err)
+	}
+	if c, ok := n.Block.Kind.(kind.Checker); ok && ev.Config.IsWhollyKnown() {
+		kn := &kind.Node{Addr: n.Addr, Config: ev.Config, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir}
+		if err := c.Check(kn); err != nil {
+			diags = append(diags, nodeConfigError(n, err))
+		}
+	}
+	return diags, after
 }
 
 // staticInputs drops input patterns inside the state folder, and those

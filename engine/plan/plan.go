@@ -139,26 +139,49 @@ func (d *Decider) decideWave(ctx context.Context, dag *DAG, wave []int, vals *Va
 		decided[todo[i]] = []*Decision{dec}
 		after[i] = d.ValueAfter(dec)
 	}
-	workers := min(len(todo), runtime.GOMAXPROCS(0))
-	if d.DebugKey != nil || workers < 2 || len(todo) < minParallelWave {
-		for i := range todo {
-			decide(i)
-		}
-	} else {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for i := next.Add(1) - 1; i < int64(len(todo)); i = next.Add(1) - 1 {
-					decide(int(i))
-				}
-			})
-		}
-		wg.Wait()
-	}
+	eachOfWave(len(todo), d.DebugKey != nil, decide)
 	for i, v := range todo {
 		vals.Set(dag.Nodes[v].Addr, after[i])
 	}
+}
+
+// InWaves calls each for every vertex of dag, wave by wave (see waves),
+// with up to GOMAXPROCS vertices of one wave at once, then done for the
+// wave's vertices one by one in the graph's order, before the next wave
+// starts: each may read what done recorded of the vertex's dependencies.
+func InWaves(dag *DAG, each, done func(v int)) {
+	scope := make([]bool, len(dag.Nodes))
+	for v := range scope {
+		scope[v] = true
+	}
+	for _, wave := range waves(dag, dag.Graph.Order(), scope) {
+		eachOfWave(len(wave), false, func(i int) { each(wave[i]) })
+		for _, v := range wave {
+			done(v)
+		}
+	}
+}
+
+// eachOfWave calls f for 0..n-1, up to GOMAXPROCS at once unless serial or
+// n is too few to be worth the goroutines.
+func eachOfWave(n int, serial bool, f func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if serial || workers < 2 || n < minParallelWave {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+				f(int(i))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // minParallelWave is the fewest nodes of a wave decided in parallel: fewer
