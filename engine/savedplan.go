@@ -134,10 +134,16 @@ func (w *Workspace) CheckSavedPlan(ctx context.Context, sp *SavedPlan) error {
 		return fmt.Errorf("%w: the pipeline no longer plans (%s); run kiln plan -out again", ErrStalePlan, diags.Error())
 	}
 	if moved := changedSince(sp.Nodes, savedNodes(pl)); len(moved) > 0 {
+		if len(moved) > maxNamed {
+			moved = append(moved[:maxNamed], fmt.Sprintf("%d more", len(moved)-maxNamed))
+		}
 		return fmt.Errorf("%w: %s changed since the plan was saved (an input file, an upstream result, the machine or a result outside kiln); run kiln plan -out again", ErrStalePlan, strings.Join(moved, "; "))
 	}
 	return nil
 }
+
+// maxNamed is how many changed nodes a stale plan's error names.
+const maxNamed = 5
 
 // changedSince says how each node of now differs from its decision in
 // then, in now's order.
