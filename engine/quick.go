@@ -612,17 +612,33 @@ func (w *Workspace) quickCert(why *whyNot) (*quickCert, bool) {
 		return nil, why.miss("a file an expression read was read twice with different results")
 	}
 	c.Reads = reads
-	env := map[string]string{}
 	nodes, complete := p.Concrete()
 	if !complete {
 		return nil, why.miss("a dynamic block is not expanded yet")
 	}
-	for _, n := range nodes {
-		qn, ok := w.quickNodeOf(n, env, why)
-		if !ok {
-			return nil, false
+	// The nodes are read in parallel, each with the environment variables
+	// its key read; where the refusal is to be said, one by one, so that
+	// the first node in order that cannot be checked is the one named.
+	c.Nodes = make([]quickNode, len(nodes))
+	envs := make([]map[string]string, len(nodes))
+	node := func(i int) bool {
+		envs[i] = map[string]string{}
+		var ok bool
+		c.Nodes[i], ok = w.quickNodeOf(nodes[i], envs[i], why)
+		return ok
+	}
+	if why.saying() {
+		for i := range nodes {
+			if !node(i) {
+				return nil, false
+			}
 		}
-		c.Nodes = append(c.Nodes, qn)
+	} else if !parallel(len(nodes), node) {
+		return nil, false
+	}
+	env := map[string]string{}
+	for _, e := range envs {
+		maps.Copy(env, e)
 	}
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		c.Env = append(c.Env, quickFile{Path: k, Digest: env[k]})

@@ -39,6 +39,9 @@ func (w *whyNot) miss(format string, args ...any) bool {
 	return false
 }
 
+// saying reports whether the refusals are said (KILN_DEBUG_PLAN).
+func (w *whyNot) saying() bool { return w != nil && w.say != nil }
+
 // took says the answer was used.
 func (w *whyNot) took(detail string) {
 	if w != nil && w.say != nil && w.done.CompareAndSwap(false, true) {
