@@ -7,15 +7,16 @@ import (
 	"sync"
 )
 
-// An apply's heap. With GOGC 200 (main) the heap grows to three times the
-// live heap before each collection, which is what a plan wants: it
-// allocates fast and briefly. An apply holds its pipeline, state and lock
-// for its whole length (about 70 MB live for 10,000 nodes) while it
+// A plan's and an apply's heap. With GOGC 200 (main) the heap grows to
+// three times the live heap before each collection, which a small plan
+// wants: it allocates fast and briefly. An apply holds its pipeline, state
+// and lock for its whole length (about 70 MB live for 10,000 nodes) while it
 // allocates little per node, so three times the live heap is memory it
-// holds for nothing: a peak RSS of 300 MB where ninja has 13. While an
-// apply runs, kiln also keeps a soft memory limit (debug.SetMemoryLimit) of
-// twice the live heap and never less than heapFloor, set again after every
-// collection. A small pipeline is unaffected (three times its live heap is
+// holds for nothing: a peak RSS of 300 MB where ninja has 13. A plan of
+// 100,000 nodes holds 700 MB live at its peak, and three times that is
+// 2 GB. While a plan or an apply runs, kiln also keeps a soft memory limit
+// (debug.SetMemoryLimit) of twice the live heap and never less than
+// heapFloor, set again after every collection. A small pipeline is unaffected (three times its live heap is
 // under the floor); a large one collects as with GOGC 100 and never more
 // often, because the limit follows the live heap up: it cannot make the
 // collector run without pause, as a fixed limit near the live heap does.
