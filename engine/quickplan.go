@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/par"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/proc"
@@ -321,26 +321,14 @@ func countTrue(bs []bool) int {
 }
 
 // parallel calls f(0) ... f(n-1) on a few goroutines and reports whether
-// every call returned true; it stops early after a false.
+// every call returned true; after a false, the calls left return at once.
 func parallel(n int, f func(i int) bool) bool {
-	var next atomic.Int64
 	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for range min(n, max(4, runtime.GOMAXPROCS(0))) {
-		wg.Go(func() {
-			for !failed.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if !f(i) {
-					failed.Store(true)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	par.Each(n, max(4, runtime.GOMAXPROCS(0)), func(i int) {
+		if !failed.Load() && !f(i) {
+			failed.Store(true)
+		}
+	})
 	return !failed.Load()
 }
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/par"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/sandbox"
 	"github.com/zclconf/go-cty/cty"
@@ -165,23 +165,11 @@ func InWaves(dag *DAG, each, done func(v int)) {
 // eachOfWave calls f for 0..n-1, up to GOMAXPROCS at once unless serial or
 // n is too few to be worth the goroutines.
 func eachOfWave(n int, serial bool, f func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if serial || workers < 2 || n < minParallelWave {
-		for i := range n {
-			f(i)
-		}
-		return
+	workers := runtime.GOMAXPROCS(0)
+	if serial || n < minParallelWave {
+		workers = 1
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
-				f(int(i))
-			}
-		})
-	}
-	wg.Wait()
+	par.Each(n, workers, f)
 }
 
 // minParallelWave is the fewest nodes of a wave decided in parallel: fewer
