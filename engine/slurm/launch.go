@@ -3,7 +3,9 @@ package slurm
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -112,13 +114,49 @@ func batchFirst(nodes []string, self string) []string {
 	return out
 }
 
+// freePort is a TCP port free on this host, outside the kernel's range of
+// ephemeral ports: outgoing connections (srun's own, a test's) take theirs
+// from that range, and one could take a port from it between this check
+// and the head binding it ("Address already in use" in torchrun). Where
+// the range leaves no room below it, any free port will do.
 func freePort() (int, error) {
+	if ephemeral := ephemeralLow(); ephemeral > lowestHeadPort {
+		for range 64 {
+			port := lowestHeadPort + rand.IntN(ephemeral-lowestHeadPort)
+			if l, err := net.Listen("tcp", ":"+strconv.Itoa(port)); err == nil {
+				l.Close()
+				return port, nil
+			}
+		}
+	}
 	l, err := net.Listen("tcp", ":0")
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// lowestHeadPort is the lowest port freePort picks: above the well-known
+// and the commonly configured ones.
+const lowestHeadPort = 20000
+
+// ephemeralLow is the first port of this host's ephemeral range (Linux's
+// default where it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 32768
+	}
+	low, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 32768
+	}
+	return low
 }
 
 func lookup(environ []string) func(string) string {

@@ -1,6 +1,8 @@
 package slurm
 
 import (
+	"net"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -33,5 +35,28 @@ func TestLaunchEnv(t *testing.T) {
 	}
 	if got := batchFirst([]string{"a1"}, "elsewhere"); !cmp.Equal(got, []string{"a1"}) {
 		t.Errorf("batchFirst with a batch host not in the list = %v, want Slurm's order", got)
+	}
+}
+
+// The head's port is free and lies below the ephemeral range, from which
+// other processes' outgoing connections take theirs.
+func TestFreePortIsBelowTheEphemeralRange(t *testing.T) {
+	low := ephemeralLow()
+	if low <= lowestHeadPort {
+		t.Fatalf("this host's ephemeral range starts at %d, leaving no room above %d", low, lowestHeadPort)
+	}
+	for range 20 {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if port < lowestHeadPort || port >= low {
+			t.Fatalf("port %d, want one in [%d, %d)", port, lowestHeadPort, low)
+		}
+		l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatalf("port %d is not free: %v", port, err)
+		}
+		l.Close()
 	}
 }
