@@ -18,7 +18,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
 	"github.com/kilnbuild/kiln/engine/plan"
-	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -32,7 +31,9 @@ import (
 // with different results means no certificate), the environment variables
 // expressions read, and for
 // each node its stable path, store entry, input digests, output digest and
-// how its program was found (kiln's PATH, and the program found again),
+// how its program was found (kiln's PATH, and the program found again) —
+// taken, with its input patterns, from the decision that settled the node,
+// so that writing the certificate evaluates no node again (certeval.go) —
 // and the run folder's listing with the folder's stat signature (when the
 // folder has no subfolder and changed long enough before).
 // The next plan re-checks exactly those with stat calls (through the stat
@@ -671,13 +672,11 @@ func (w *Workspace) quickNodeOf(n *config.Node, env map[string]string, why *whyN
 	}
 	r := w.state.Records[n.Addr.String()]
 	qn := quickNode{Link: n.Addr.FileName(), Entry: r.Entry, Digest: r.Digest}
-	// n is evaluated without its upstreams at most once, for its program
-	// and its input patterns both.
-	evaluate := sync.OnceValues(func() (*config.Evaluated, bool) {
-		ev, diags := p.Evaluate(n, plan.NewValues(), plan.SelfOutPlaceholder)
-		return ev, !diags.HasErrors()
-	})
-	if pr, ok := quickProgramOf(p, n, r, evaluate); !ok {
+	e, decided := w.evals.of(n.Addr)
+	if !decided {
+		return quickNode{}, why.miss("%s: not decided by this plan or apply", n.Addr)
+	}
+	if pr, ok := e.program(programLine(r)); !ok {
 		return quickNode{}, why.miss("%s: its program cannot be found again without the full plan", n.Addr)
 	} else if pr != nil {
 		qn.Programs = append(qn.Programs, *pr)
@@ -688,21 +687,12 @@ func (w *Workspace) quickNodeOf(n *config.Node, env map[string]string, why *whyN
 		}
 		env["PATH"] = sum
 	}
-	if n.Meta.HasInputs {
-		ev, ok := evaluate()
-		if !ok {
-			return quickNode{}, why.miss("%s: its inputs do not evaluate without its upstreams", n.Addr)
+	for _, pat := range e.Patterns {
+		m, err := plan.ResolveInputs(p.Root, []string{pat})
+		if err != nil {
+			return quickNode{}, why.miss("%s: %v", n.Addr, err)
 		}
-		for _, pat := range ev.Inputs {
-			if !strings.ContainsAny(pat, "*?[") {
-				continue
-			}
-			m, err := plan.ResolveInputs(p.Root, []string{pat})
-			if err != nil {
-				return quickNode{}, why.miss("%s: %v", n.Addr, err)
-			}
-			qn.Globs = append(qn.Globs, quickGlob{Pattern: pat, Matches: m})
-		}
+		qn.Globs = append(qn.Globs, quickGlob{Pattern: pat, Matches: m})
 	}
 	qn.Listing, _ = hash.ListFolder(w.store.RunPath(r.Entry))
 	if len(r.Outputs) > 0 {
@@ -728,36 +718,13 @@ func (w *Workspace) quickNodeOf(n *config.Node, env map[string]string, why *whyN
 	return qn, true
 }
 
-// quickProgramOf is how n's program is found again, for kinds that run a
-// program they name; nil when n names none. ok is false when the program
-// cannot be found again without the full plan. evaluate gives n's
-// configuration evaluated without its upstreams.
-func quickProgramOf(p *config.Pipeline, n *config.Node, r *state.Record, evaluate func() (*config.Evaluated, bool)) (pr *quickProgram, ok bool) {
+// programLine is the value of r's program key line; empty for none.
+func programLine(r *state.Record) string {
 	line := ""
 	for _, l := range r.KeyLines {
 		if label, _, _ := plan.SplitKeyLine(l); label == "program" {
 			line = strings.TrimPrefix(l, "program ")
 		}
 	}
-	runner, isRunner := n.Block.Kind.(kind.ProgramRunner)
-	if !isRunner {
-		return nil, line == ""
-	}
-	ev, evaluated := evaluate()
-	if !evaluated {
-		return nil, false
-	}
-	env, known := plan.NodeEnv(n, plan.NewValues(), ev)
-	if !known {
-		return nil, false
-	}
-	cfg, _ := ev.Config.UnmarkDeep()
-	name, dir, env, named := runner.Program(&kind.Node{Addr: n.Addr, Config: cfg, Root: p.Root, Out: p.OutPath(n.Addr), State: p.StateDir, Env: env})
-	switch {
-	case !named && line == "":
-		return nil, true
-	case !named || line == "":
-		return nil, false
-	}
-	return &quickProgram{Name: name, Dir: dir, Path: proc.EnvValue(env, "PATH"), Line: line}, true
+	return line
 }

@@ -95,6 +95,8 @@ type Workspace struct {
 	recordErr error
 	// pools are this machine's pools, read once per workspace (Pools).
 	pools pool.Set
+	// evals are what the certificate takes of each node's last decision.
+	evals certEvals
 }
 
 // Open loads the pipeline at o.Path and its state. Diagnostics describe
@@ -191,6 +193,9 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 		}
 	}
 	if !diags.HasErrors() && !pl.HasChanges() && !hasMismatch(pl) {
+		for _, d := range pl.Changes {
+			w.evals.note(d)
+		}
 		w.writeQuick()
 	}
 	return pl, diags
@@ -309,7 +314,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Parallelism: o.Parallelism, Pools: pools, FailFast: o.FailFast, Scope: w.scope,
 		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version, StrictLock: w.StrictLock(),
 		Jobs: o.Jobs, Slurm: run.SlurmOptions{Kiln: w.opts.Kiln}, Cache: cache,
-		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace),
+		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace), Decided: w.evals.note,
 	}}
 	res, applyErr := a.Apply(ctx)
 	return w.endApply(ctx, a, res, applyErr, writer, runs, rec)

@@ -42,6 +42,9 @@ type Options struct {
 	// read the whole pipeline folder, run under strace, and reported in
 	// NodeResult.Trace (kiln apply -trace).
 	Trace map[string]bool
+	// Decided, when set, is given each node's decision at its turn, before
+	// the node acts on it (from several goroutines at once).
+	Decided func(*plan.Decision)
 }
 
 // Applier applies a pipeline. Its Decider's state must be the one Writer

@@ -37,6 +37,9 @@ func (a *Applier) node(ctx context.Context, n *config.Node, held map[string][]in
 		res.Outcome, res.Err = Failed, &DiagError{Diags: dec.Diags}
 		return res
 	}
+	if a.Options.Decided != nil {
+		a.Options.Decided(dec)
+	}
 	if dec.Blocked != "" && dec.Action != plan.NoOp {
 		res.Outcome, res.Err = Failed, fmt.Errorf("cannot run on this machine: %s", dec.Blocked)
 		return res

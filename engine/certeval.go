@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/proc"
+)
+
+// certEval is what the no-change certificate takes of a node's evaluated
+// configuration: how its program is found and its input patterns. It is
+// noted from the decision that settled the node — each node's turn in an
+// apply, the plan's own decisions in a plan — so that writing the
+// certificate evaluates no node again, and needs nothing of the pipeline's
+// syntax tree.
+type certEval struct {
+	// runner: the kind runs a program it names; known: the node's
+	// environment was known (an upstream value it reads was); named: the
+	// configuration names a program, Name in Dir, searched on Path.
+	runner, known, named bool
+	Name, Dir, Path      string
+	// Patterns are the node's input patterns that hold wildcards: a new
+	// file that matches one must be noticed, not only a changed one.
+	Patterns []string
+}
+
+// certEvalOf is what the certificate takes of dec; false when dec holds no
+// evaluated configuration.
+func certEvalOf(dec *plan.Decision) (certEval, bool) {
+	if dec.Config == nil || dec.KindNode == nil {
+		return certEval{}, false
+	}
+	var e certEval
+	for _, pat := range dec.Config.Inputs {
+		if strings.ContainsAny(pat, "*?[") {
+			e.Patterns = append(e.Patterns, pat)
+		}
+	}
+	runner, ok := dec.Kind.(kind.ProgramRunner)
+	if !ok {
+		return e, true
+	}
+	e.runner, e.known = true, dec.KindNode.Env != nil
+	if e.known {
+		var env []string
+		e.Name, e.Dir, env, e.named = runner.Program(dec.KindNode)
+		e.Path = proc.EnvValue(env, "PATH")
+	}
+	return e, true
+}
+
+// program is how the node's program is found again, given the program key
+// line its record holds (line, empty for none); nil when it names none. ok
+// is false when the program cannot be found again without the full plan.
+func (e certEval) program(line string) (pr *quickProgram, ok bool) {
+	switch {
+	case !e.runner:
+		return nil, line == ""
+	case !e.known:
+		return nil, false
+	case !e.named && line == "":
+		return nil, true
+	case !e.named || line == "":
+		return nil, false
+	}
+	return &quickProgram{Name: e.Name, Dir: e.Dir, Path: e.Path, Line: line}, true
+}
+
+// certEvals are the nodes' certEvals, noted as they are decided (by
+// several of an apply's goroutines at once).
+type certEvals struct {
+	mu    sync.Mutex
+	nodes map[addr.Node]certEval
+}
+
+// note keeps what the certificate takes of dec, replacing what an earlier
+// decision of the same node left.
+func (c *certEvals) note(dec *plan.Decision) {
+	e, ok := certEvalOf(dec)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.nodes == nil {
+		c.nodes = map[addr.Node]certEval{}
+	}
+	if !ok {
+		delete(c.nodes, dec.Node.Addr)
+		return
+	}
+	c.nodes[dec.Node.Addr] = e
+}
+
+func (c *certEvals) of(a addr.Node) (certEval, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.nodes[a]
+	return e, ok
+}
