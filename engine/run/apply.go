@@ -13,6 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/run/sched"
+	"github.com/kilnbuild/kiln/engine/sandbox"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -73,6 +74,9 @@ type Applier struct {
 	dependents [][]int
 	cache      *remoteCache
 	temps      *temps
+	// held keeps the run folders of upstream results open for the rules
+	// of the sealed runs that read them.
+	held *sandbox.Held
 }
 
 // Result is the outcome of an apply.
@@ -113,6 +117,8 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	// Nodes are decided against the pools they run with, so a node that
 	// asks for more than a pool holds is blocked, as the plan showed.
 	a.Decider.Pools = a.Options.Pools
+	a.held = sandbox.NewHeld()
+	defer a.held.Close()
 	dag := a.DAG
 	scope := a.Options.Scope
 	if scope == nil {

@@ -118,7 +118,11 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 		// (their digests are in its key).
 		policy.Read = append(policy.Read, n.Dynamic.Files...)
 	}
+	policy.Held = a.held
 	for _, u := range ups {
+		if u.linked {
+			a.held.Hold(u.paths[0])
+		}
 		policy.Read = append(policy.Read, u.paths...)
 		s.owners[p.OutPath(u.addr)] = u.addr
 		for _, path := range u.paths {

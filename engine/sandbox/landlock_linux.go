@@ -170,6 +170,12 @@ func (rs *ruleset) allowPolicy(p *Policy, h uint64) error {
 		return err
 	}
 	for _, path := range p.Read {
+		if f, held := p.Held.of(path); held {
+			if err := rs.addOpen(f.fd, f.dir, readRights&h, path); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := allow(path, readRights); err != nil {
 			return err
 		}

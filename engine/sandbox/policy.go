@@ -30,6 +30,9 @@ type Policy struct {
 	// View, when set, is where the run sees its folders: at fixed places,
 	// in a mount namespace of its own (see Relocation).
 	View *View `json:",omitempty"`
+	// Held, when set, holds some of the Read paths open (Held.Hold): their
+	// rules use the open folders. Not sent with a batch job's policy.
+	Held *Held `json:"-"`
 }
 
 // Umask is the file mode creation mask of every run's processes.
