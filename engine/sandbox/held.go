@@ -26,7 +26,9 @@ type heldFolder struct {
 func NewHeld() *Held { return &Held{fds: map[string]heldFolder{}, max: heldBound()} }
 
 // Hold keeps path open, which must not be replaced while h holds it: an
-// upstream's run folder, which only a garbage collection removes.
+// upstream's run folder, which only a garbage collection removes, or an
+// entry beside the folders above the pipeline folder, as outsideOf holds
+// them for the whole process.
 func (h *Held) Hold(path string) {
 	if h == nil {
 		return

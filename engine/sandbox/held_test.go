@@ -25,6 +25,11 @@ func TestHeldResultsAllowWhatTheirPathsWould(t *testing.T) {
 		if code, out := sh(t, p, root, "cat .kiln/store/up/r1/result.txt"); code != 0 || out != "up\n" {
 			t.Errorf("bound %d: reading the held result: exit %d, %q", bound, code, out)
 		}
+		// What lies outside the pipeline folder, held too where the
+		// process holds too many such entries already.
+		if code, out := sh(t, p, root, "cat /etc/passwd > /dev/null"); code != 0 {
+			t.Errorf("bound %d: reading outside the pipeline folder: exit %d, %q", bound, code, out)
+		}
 		for _, script := range []string{"cat undeclared.txt", "echo x >> .kiln/store/up/r1/result.txt"} {
 			if code, _ := sh(t, p, root, script); code == 0 {
 				t.Errorf("bound %d: %q was allowed", bound, script)

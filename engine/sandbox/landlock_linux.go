@@ -155,6 +155,14 @@ func (rs *ruleset) allowPolicy(p *Policy, h uint64) error {
 		return err
 	}
 	for _, o := range outside {
+		if o.fd < 0 {
+			// Past what every run of the process holds, held for the runs
+			// of this apply, as results are (see outsideOf).
+			p.Held.Hold(o.path)
+			if f, held := p.Held.of(o.path); held {
+				o.fd, o.dir = f.fd, f.dir
+			}
+		}
 		if err := rs.addOpen(o.fd, o.dir, (readRights|rightIoctlDev)&h, o.path); err != nil {
 			return err
 		}
