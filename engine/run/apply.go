@@ -77,6 +77,9 @@ type Applier struct {
 	// held keeps the run folders of upstream results open for the rules
 	// of the sealed runs that read them.
 	held *sandbox.Held
+	// folders are the run folders upstream results lie in, by stable link
+	// (resultFolder).
+	folders sync.Map // string → resultAt
 }
 
 // Result is the outcome of an apply.

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kilnbuild/kiln/engine/state"
 )
 
 func TestResolveLinkFollowsAReplacedLink(t *testing.T) {
@@ -47,4 +49,43 @@ func TestResolveLinkFollowsAReplacedLink(t *testing.T) {
 	if got, err := resolveLink(link); err == nil {
 		t.Fatalf("resolveLink of a removed link = %q, want an error", got)
 	}
+}
+
+// An apply finds an upstream's folder again by its record: a new entry (a
+// rebuilt result) follows the link anew, and a link that leads elsewhere
+// than its record says is followed every time, never remembered.
+func TestResultFolderFollowsTheRecord(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"k1-r1", "k1-r2", "other"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "out")
+	point := func(to string) {
+		t.Helper()
+		_ = os.Remove(link)
+		if err := os.Symlink(filepath.Join(dir, to), link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := &Applier{}
+	check := func(entry, want string) {
+		t.Helper()
+		got, err := a.resultFolder(link, &state.Record{Entry: entry})
+		if err != nil || got != filepath.Join(dir, want) {
+			t.Fatalf("resultFolder with entry %s = %q, %v; want %s", entry, got, err, want)
+		}
+	}
+	point("k1-r1")
+	check("k1-r1", "k1-r1")
+	point("k1-r2")
+	check("k1-r2", "k1-r2") // the record moved on: followed again
+	point("other")
+	check("k1-r3", "other") // link and record disagree: not remembered
+	point("k1-r1")
+	check("k1-r3", "k1-r1")
 }

@@ -74,7 +74,7 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if workdir != "" {
 		s.cwd = absPath(p.Root, workdir)
 	}
-	ups := upstreamResults(p, n, a.record)
+	ups := upstreamResults(p, n, a.record, a.resultFolder)
 	if n.Meta.Unsandboxed != "" || !sandbox.Probe().Enforced() {
 		s.guard(ups)
 	}
@@ -192,7 +192,9 @@ type upstreamResult struct {
 
 // upstreamResults are the results of every node n depends on, directly or
 // through others: a run may read each one.
-func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*state.Record, bool)) []upstreamResult {
+// folder gives the run folder a stable link leads to, given the record of
+// its node (nil for none).
+func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*state.Record, bool), folder func(link string, rec *state.Record) (string, error)) []upstreamResult {
 	var out []upstreamResult
 	direct := directUpstreams(p, n)
 	for _, up := range upstreamClosure(p, n) {
@@ -200,10 +202,11 @@ func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*s
 		if un := p.Node(up); un != nil && kind.IsService(un.Block.Kind) {
 			u.live = true
 		}
-		if target, err := resolveLink(p.OutPath(up)); err == nil {
+		rec, _ := record(up.String())
+		if target, err := folder(p.OutPath(up), rec); err == nil {
 			u.paths, u.linked = append(u.paths, target), true
 		}
-		if rec, ok := record(up.String()); ok {
+		if rec != nil {
 			for _, o := range rec.Outputs {
 				u.paths = append(u.paths, absPath(p.Root, o.Path))
 			}
@@ -211,6 +214,35 @@ func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*s
 		out = append(out, u)
 	}
 	return out
+}
+
+// resultAt is the run folder a stable link led to while its node's record
+// named entry.
+type resultAt struct{ entry, folder string }
+
+// resultFolder is the run folder the stable link leads to, rec the record
+// of its node. resolveLink still takes an lstat per link, and a run deep in
+// a pipeline has thousands of upstreams. Kiln points a stable link at the
+// run folder its record names and changes the two together, so within one
+// apply a link resolved while the record named an entry leads to the same
+// folder for as long as the record names that entry; a new record (a
+// rebuilt temp result) resolves it again.
+func (a *Applier) resultFolder(link string, rec *state.Record) (string, error) {
+	if rec == nil || rec.Entry == "" {
+		return resolveLink(link)
+	}
+	if at, ok := a.folders.Load(link); ok && at.(resultAt).entry == rec.Entry {
+		return at.(resultAt).folder, nil
+	}
+	folder, err := resolveLink(link)
+	if err != nil {
+		return "", err
+	}
+	// Remembered only where link and record agree on the folder.
+	if filepath.Base(folder) == rec.Entry {
+		a.folders.Store(link, resultAt{entry: rec.Entry, folder: folder})
+	}
+	return folder, nil
 }
 
 // guard takes the stat prints of the upstream results, to check after the
