@@ -98,8 +98,7 @@ func (w *Workspace) hold(command string) (release func(), err error) {
 		return nil, d
 	}
 	w.moveInMemory(moves)
-	w.decider.State, w.decider.Store, w.decider.Records, w.decider.Stat, w.decider.Pins = w.state, w.store, w.records, w.stat, w.lock.Pins
-	w.decider.Locked = lockedBuilds(w.lock)
+	w.bindDecider()
 	return func() { l.Release() }, nil
 }
 

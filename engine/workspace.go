@@ -146,7 +146,8 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 			return w, diags, w.withSuggestion(fmt.Errorf("-replace %s: no such node in the pipeline", r), []addr.Node{r})
 		}
 	}
-	w.decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, State: w.state, Store: w.store, Stat: w.stat, Records: w.records, Replace: replace, Pins: w.lock.Pins, MovedFrom: movedFrom(moves), Targeted: len(o.Targets) > 0, Locked: lockedBuilds(w.lock)}
+	w.decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, Replace: replace, MovedFrom: movedFrom(moves), Targeted: len(o.Targets) > 0}
+	w.bindDecider()
 	return w, diags, nil
 }
 
@@ -298,7 +299,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	// Decisions compare against the records as they were when the apply
 	// started, moved blocks at their new addresses; the writer updates the
 	// live state concurrently.
-	w.decider.Locked = lockedBuilds(w.lock)
+	w.bindDecider()
 	w.decider.MovedFrom = nil
 	w.decider.State = w.state.Snapshot()
 	w.records = plan.OpenRecords(w.decider.State, w.store)
@@ -320,6 +321,17 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	return w.endApply(ctx, a, res, applyErr, writer, runs, rec)
 }
 
+// bindDecider points the decider at what the workspace has loaded — the
+// state, the store, the records, the stat cache, the lock's pins and the
+// builds it records — once more after moves have moved lock entries. The
+// one place these are set; an apply then decides against a snapshot of
+// the state.
+func (w *Workspace) bindDecider() {
+	d := w.decider
+	d.State, d.Store, d.Records, d.Stat = w.state, w.store, w.records, w.stat
+	d.Pins, d.Locked = w.lock.Pins, lockedBuilds(w.lock)
+}
+
 // reload reads the state and the lock file again under the apply lock,
 // since either may have changed since Open, and checks that a saved plan
 // was made against this state.
@@ -327,11 +339,10 @@ func (w *Workspace) reload(o ApplyOptions) error {
 	if err := w.loadState(); err != nil {
 		return err
 	}
-	w.decider.State, w.decider.Store, w.decider.Records, w.decider.Stat = w.state, w.store, w.records, w.stat
 	if d := w.loadLock(); d.HasErrors() {
 		return d
 	}
-	w.decider.Pins = w.lock.Pins // moved blocks move their pins in this map
+	w.bindDecider()
 	if o.Expect != nil && *o.Expect != w.Stamp() {
 		return fmt.Errorf("%w: it was made against state serial %d, the state is now at serial %d (lineage %s); run kiln plan again", ErrStalePlan, o.Expect.Serial, w.state.Serial, shortLineage(w.state.Lineage))
 	}
