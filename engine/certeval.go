@@ -19,12 +19,12 @@ import (
 type certEval struct {
 	// runner: the kind runs a program it names; known: the node's
 	// environment was known (an upstream value it reads was); named: the
-	// configuration names a program, Name in Dir, searched on Path.
+	// configuration names a program, name in dir, searched on path.
 	runner, known, named bool
-	Name, Dir, Path      string
-	// Patterns are the node's input patterns that hold wildcards: a new
+	name, dir, path      string
+	// patterns are the node's input patterns that hold wildcards: a new
 	// file that matches one must be noticed, not only a changed one.
-	Patterns []string
+	patterns []string
 }
 
 // certEvalOf is what the certificate takes of dec; false when dec holds no
@@ -36,7 +36,7 @@ func certEvalOf(dec *plan.Decision) (certEval, bool) {
 	var e certEval
 	for _, pat := range dec.Config.Inputs {
 		if strings.ContainsAny(pat, "*?[") {
-			e.Patterns = append(e.Patterns, pat)
+			e.patterns = append(e.patterns, pat)
 		}
 	}
 	runner, ok := dec.Kind.(kind.ProgramRunner)
@@ -46,8 +46,8 @@ func certEvalOf(dec *plan.Decision) (certEval, bool) {
 	e.runner, e.known = true, dec.KindNode.Env != nil
 	if e.known {
 		var env []string
-		e.Name, e.Dir, env, e.named = runner.Program(dec.KindNode)
-		e.Path = proc.EnvValue(env, "PATH")
+		e.name, e.dir, env, e.named = runner.Program(dec.KindNode)
+		e.path = proc.EnvValue(env, "PATH")
 	}
 	return e, true
 }
@@ -66,7 +66,7 @@ func (e certEval) program(line string) (pr *quickProgram, ok bool) {
 	case !e.named || line == "":
 		return nil, false
 	}
-	return &quickProgram{Name: e.Name, Dir: e.Dir, Path: e.Path, Line: line}, true
+	return &quickProgram{Name: e.name, Dir: e.dir, Path: e.path, Line: line}, true
 }
 
 // certEvals are the nodes' certEvals, noted as they are decided (by

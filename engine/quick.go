@@ -687,7 +687,7 @@ func (w *Workspace) quickNodeOf(n *config.Node, env map[string]string, why *whyN
 		}
 		env["PATH"] = sum
 	}
-	for _, pat := range e.Patterns {
+	for _, pat := range e.patterns {
 		m, err := plan.ResolveInputs(p.Root, []string{pat})
 		if err != nil {
 			return quickNode{}, why.miss("%s: %v", n.Addr, err)

@@ -16,10 +16,11 @@ import (
 // 100,000 nodes holds 700 MB live at its peak, and three times that is
 // 2 GB. While a plan or an apply runs, kiln also keeps a soft memory limit
 // (debug.SetMemoryLimit) of twice the live heap and never less than
-// heapFloor, set again after every collection. A small pipeline is unaffected (three times its live heap is
-// under the floor); a large one collects as with GOGC 100 and never more
-// often, because the limit follows the live heap up: it cannot make the
-// collector run without pause, as a fixed limit near the live heap does.
+// heapFloor, set again after every collection. A small pipeline is
+// unaffected (three times its live heap is under the floor); a large one
+// collects as with GOGC 100 and never more often, because the limit follows
+// the live heap up: it cannot make the collector run without pause, as a
+// fixed limit near the live heap does.
 // GOGC or GOMEMLIMIT in the environment still decide.
 
 // heapFloor is the lowest limit kept.

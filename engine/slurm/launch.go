@@ -142,21 +142,15 @@ func freePort() (int, error) {
 const lowestHeadPort = 20000
 
 // ephemeralLow is the first port of this host's ephemeral range (Linux's
-// default where it cannot be read).
+// default, 32768, where it cannot be read).
 func ephemeralLow() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return 32768
+	b, _ := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		if low, err := strconv.Atoi(f[0]); err == nil {
+			return low
+		}
 	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 32768
-	}
-	low, err := strconv.Atoi(f[0])
-	if err != nil {
-		return 32768
-	}
-	return low
+	return 32768
 }
 
 func lookup(environ []string) func(string) string {
