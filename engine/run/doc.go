@@ -23,6 +23,16 @@
 // file cannot be written (nodeLog), the failure reported in
 // NodeResult.LogErr rather than ending the node.
 //
+// A sealed run (seal.go) writes only its own result and reads, of the
+// results of its upstream closure, those its node depends on, those its
+// configuration names, and transitively what those name: publish reads a
+// new result for the marks of its upstreams' results (package refs) and
+// records their keys (state.Record.Refs), as Nix records a store path's
+// references. A deep layered pipeline would otherwise allow thousands of
+// results per run, each a Landlock rule, a view link and a stat, and its
+// full build would grow with the square of its depth. A record that was
+// not scanned names its whole closure.
+//
 // A build whose key is the one kiln.lock.hcl records but whose digest is not
 // is a lock mismatch (checkLock, before the result is published): kept in
 // the node's result for the views to warn of, or, with Options.StrictLock,

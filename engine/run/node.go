@@ -466,6 +466,11 @@ func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start
 	} else if digest, outRecs, attrs, err = hashResult(d.Pipeline.Root, d.Pipeline.StateDir, dir, b.result, d.Stat, read); err != nil {
 		return err
 	}
+	var refs []string
+	scanned := false
+	if b.remote == nil {
+		refs, scanned = resultRefs(d.Pipeline, n, a.record, dir, outRecs, attrs)
+	}
 	key, keyLines := dec.Key, dec.KeyLines
 	if pins := plan.RecordedPins(attrs); len(pins) > 0 && !maps.Equal(pins, d.Pins[n.Addr.String()]) {
 		// The build resolved a pin the lock did not hold: record the key
@@ -482,7 +487,7 @@ func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start
 		Digest: digest, Entry: entry, Outputs: outRecs, Attrs: attrs,
 		Started: start.UTC(), Duration: took, Resources: n.Meta.Resources, Devices: held,
 		Log: relPath(d.Pipeline.Root, logPath), Host: host, KilnVersion: a.Options.Version,
-		File: plan.FileOf(d.Pipeline, n), Vars: dec.Vars,
+		File: plan.FileOf(d.Pipeline, n), Vars: dec.Vars, Refs: refs, RefsScanned: scanned,
 	}
 	if earlier := dec.Record.SegmentsIn(entry); len(earlier) > 0 {
 		// A resumed result is the work of every segment in its folder.

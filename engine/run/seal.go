@@ -30,6 +30,9 @@ type sealedRun struct {
 	keep     bool                 // tmp lives in the run folder (a service's), not removed after the run
 	owners   map[string]addr.Node // an upstream's stable path and run folder → the upstream
 	cwd      string
+	// unnamed is the upstream in the node's closure whose result holds a
+	// path, where the run may not read it: no result it may read names it.
+	unnamed func(path string) (addr.Node, bool)
 	// guarded are the upstream results a run is not stopped from writing
 	// (no Landlock here, or sandbox = false), with their stat prints
 	// before it: checked after it.
@@ -74,7 +77,13 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if workdir != "" {
 		s.cwd = absPath(p.Root, workdir)
 	}
-	ups := upstreamResults(p, n, a.record, a.resultFolder)
+	closure := upstreamClosure(p, n)
+	readable := readableUpstreams(p, n, cfg, closure, directUpstreams(p, n), a.record)
+	ups := upstreamResults(p, n, closure, readable, a.record, a.resultFolder)
+	s.unnamed = func(path string) (addr.Node, bool) {
+		up, ok := refOwner(p, closure, a.record, path)
+		return up, ok && !readable[up]
+	}
 	if n.Meta.Unsandboxed != "" || !sandbox.Probe().Enforced() {
 		s.guard(ups)
 	}
@@ -190,28 +199,33 @@ type upstreamResult struct {
 	direct bool // the node depends on it itself, not only through others
 }
 
-// upstreamResults are the results of every node n depends on, directly or
-// through others: a run may read each one.
-// folder gives the run folder a stable link leads to, given the record of
-// its node (nil for none).
-func upstreamResults(p *config.Pipeline, n *config.Node, record func(string) (*state.Record, bool), folder func(link string, rec *state.Record) (string, error)) []upstreamResult {
+// upstreamResults are the results of the nodes in n's closure that a run
+// may read: the run folder of each readable one, and the in-place outputs
+// of every one, since a path into the pipeline folder carries no mark of
+// whose it is. folder gives the run folder a stable link leads to, given
+// the record of its node (nil for none).
+func upstreamResults(p *config.Pipeline, n *config.Node, closure []addr.Node, readable map[addr.Node]bool, record func(string) (*state.Record, bool), folder func(link string, rec *state.Record) (string, error)) []upstreamResult {
 	var out []upstreamResult
 	direct := directUpstreams(p, n)
-	for _, up := range upstreamClosure(p, n) {
+	for _, up := range closure {
 		u := upstreamResult{addr: up, direct: direct[up]}
 		if un := p.Node(up); un != nil && kind.IsService(un.Block.Kind) {
 			u.live = true
 		}
 		rec, _ := record(up.String())
-		if target, err := folder(p.OutPath(up), rec); err == nil {
-			u.paths, u.linked = append(u.paths, target), true
+		if readable[up] {
+			if target, err := folder(p.OutPath(up), rec); err == nil {
+				u.paths, u.linked = append(u.paths, target), true
+			}
 		}
 		if rec != nil {
 			for _, o := range rec.Outputs {
 				u.paths = append(u.paths, absPath(p.Root, o.Path))
 			}
 		}
-		out = append(out, u)
+		if len(u.paths) > 0 || readable[up] {
+			out = append(out, u)
+		}
 	}
 	return out
 }
@@ -449,6 +463,9 @@ func (s *sealedRun) refusal(node addr.Node, root string, d sandbox.Denial) strin
 			return fmt.Sprintf("%s wrote %s, which is %s's result; results are read-only — write into $KILN_OUT instead (link or copy what it needs from %s there first)", node, rel, up, up)
 		}
 	}
+	if up, ok := s.unnamedOwner(path); ok && read {
+		return fmt.Sprintf("%s read %s, which is %s's result, but depends on %s only through upstreams whose results do not name it; reference its result (${%s.out}) in %s's configuration, or add it to depends_on", node, rel, up, up, up, node)
+	}
 	switch {
 	case within(filepath.Join(root, ".kiln"), path) && read:
 		return fmt.Sprintf("%s read %s, kiln's state, without depending on the node whose result it is; reference that node's result (${KIND.NAME.out}) in its configuration, so that it runs first and a change to it reruns this node", node, rel)
@@ -460,6 +477,14 @@ func (s *sealedRun) refusal(node addr.Node, root string, d sandbox.Denial) strin
 		return fmt.Sprintf("%s wrote %s in the pipeline folder, which is read-only to runs; write into $KILN_OUT, or declare it in outputs = [%q]", node, rel, rel)
 	}
 	return fmt.Sprintf("%s wrote %s, outside its result; a run may write only $KILN_OUT, its outputs and $TMPDIR (allow a path on this host with %s, or set sandbox = false with a sandbox_reason)", node, path, sandbox.WritableEnv)
+}
+
+// unnamedOwner is s.unnamed, where s has one.
+func (s *sealedRun) unnamedOwner(path string) (addr.Node, bool) {
+	if s.unnamed == nil {
+		return addr.Node{}, false
+	}
+	return s.unnamed(path)
 }
 
 // record is the node's record as this apply has it: the writer's, or the

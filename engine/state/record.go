@@ -56,6 +56,14 @@ type Record struct {
 	// plan can say which one changed; they are not in the key, whose
 	// attribute lines hold their effect.
 	Vars map[string]string `json:"vars,omitempty"`
+	// Refs are the keys of the upstream results this result names (a path
+	// into one, by its key or its stable link), found when it was
+	// published (see package refs): a sealed run that reads this result
+	// may read those too. Without RefsScanned (a result from an older
+	// kiln, hashed on another machine or too large to read twice) it is
+	// taken to name every result it was built from.
+	Refs        []string `json:"refs,omitempty"`
+	RefsScanned bool     `json:"refs_scanned,omitempty"`
 	// Failure is the last unsuccessful attempt, if the latest run failed;
 	// the fields above keep the last good result.
 	Failure *Failure `json:"failure,omitempty"`
@@ -90,6 +98,7 @@ func (r *Record) clone() *Record {
 	c.Resources = maps.Clone(r.Resources)
 	c.Devices = cloneDevices(r.Devices)
 	c.Segments = slices.Clone(r.Segments)
+	c.Refs = slices.Clone(r.Refs)
 	if r.Failure != nil {
 		f := *r.Failure
 		f.Devices = cloneDevices(r.Failure.Devices)

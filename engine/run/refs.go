@@ -1,0 +1,175 @@
+package run
+
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/refs"
+	"github.com/kilnbuild/kiln/engine/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// A sealed run may read the results its node depends on itself and,
+// after Nix's rule, those their results name: a venv that links an
+// upstream's interpreter, a checkout installed in editable mode. Each
+// result records, when it is published, which of its own upstreams it
+// names (state.Record.Refs); a run reads those transitively, not the whole
+// closure of everything that built its inputs, which in a layered pipeline
+// hundreds deep is thousands of results, each a Landlock rule, a view link
+// and a stat. A result that was not scanned names all of its upstreams.
+
+// resultRefs are the keys of the upstream results of n that the result in
+// dir, its in-place outputs outs and its attributes name, and whether the
+// result was read to the end to find them.
+func resultRefs(p *config.Pipeline, n *config.Node, record func(string) (*state.Record, bool), dir string, outs []state.Output, attrs map[string]string) ([]string, bool) {
+	found := refs.NewFound()
+	paths := []string{dir}
+	for _, o := range outs {
+		paths = append(paths, absPath(p.Root, o.Path))
+	}
+	if err := refs.Scan(found, paths...); err != nil {
+		return nil, false
+	}
+	for _, v := range attrs {
+		refs.String(found, v)
+	}
+	if len(found.Keys)+len(found.Names) == 0 {
+		return nil, true
+	}
+	var out []string
+	for _, up := range upstreamClosure(p, n) {
+		rec, ok := record(up.String())
+		if !ok || !rec.Good() {
+			continue
+		}
+		if names(found, up, rec) {
+			out = append(out, rec.Key)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), true
+}
+
+// names reports whether found holds a mark of up's result rec: its key,
+// the key of its run folder or its stable link's name.
+func names(found *refs.Found, up addr.Node, rec *state.Record) bool {
+	if found.Keys[rec.Key] || found.Names[up.FileName()] {
+		return true
+	}
+	key, _, ok := state.ParseEntry(rec.Entry)
+	return ok && found.Keys[key]
+}
+
+// readableUpstreams are the upstreams of n in closure whose results a
+// sealed run of n may read: those n depends on itself (direct), those its
+// configuration cfg names, and what each of those names in turn.
+func readableUpstreams(p *config.Pipeline, n *config.Node, cfg cty.Value, closure []addr.Node, direct map[addr.Node]bool, record func(string) (*state.Record, bool)) map[addr.Node]bool {
+	reach := map[addr.Node]bool{}
+	var todo []addr.Node
+	add := func(a addr.Node) {
+		if !reach[a] {
+			reach[a] = true
+			todo = append(todo, a)
+		}
+	}
+	for _, a := range closure {
+		if direct[a] {
+			add(a)
+		}
+	}
+	var byKey map[string][]addr.Node // the closure's results by key, once needed
+	index := func() {
+		if byKey != nil {
+			return
+		}
+		byKey = map[string][]addr.Node{}
+		for _, a := range closure {
+			if rec, ok := record(a.String()); ok && rec.Good() {
+				byKey[rec.Key] = append(byKey[rec.Key], a)
+			}
+		}
+	}
+	// Every command names its own upstreams: only a mark left once theirs
+	// are set aside costs a look through the closure.
+	named := configMarks(cfg)
+	for a := range direct {
+		delete(named.Names, a.FileName())
+		if rec, ok := record(a.String()); ok {
+			delete(named.Keys, rec.Key)
+			if key, _, ok := state.ParseEntry(rec.Entry); ok {
+				delete(named.Keys, key)
+			}
+		}
+	}
+	if len(named.Keys)+len(named.Names) > 0 {
+		for _, a := range closure {
+			if rec, ok := record(a.String()); !reach[a] && ok && rec.Good() && names(named, a, rec) {
+				add(a)
+			}
+		}
+	}
+	for len(todo) > 0 {
+		a := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		rec, ok := record(a.String())
+		if !ok || !rec.RefsScanned {
+			// Not scanned: it may name anything it was built from.
+			if u := p.Node(a); u != nil {
+				for _, b := range closureOf(p, u.Deps, true) {
+					add(b)
+				}
+			}
+			continue
+		}
+		for _, key := range rec.Refs {
+			index()
+			for _, b := range byKey[key] {
+				add(b)
+			}
+		}
+	}
+	return reach
+}
+
+// configMarks are the marks of results that the strings of a node's
+// evaluated configuration hold.
+func configMarks(cfg cty.Value) *refs.Found {
+	found := refs.NewFound()
+	if cfg == cty.NilVal {
+		return found
+	}
+	cfg, _ = cfg.UnmarkDeep()
+	_ = cty.Walk(cfg, func(_ cty.Path, v cty.Value) (bool, error) {
+		if v.IsKnown() && !v.IsNull() && v.Type() == cty.String {
+			refs.String(found, v.AsString())
+		}
+		return true, nil
+	})
+	return found
+}
+
+// refOwner is the upstream in closure whose result path (a run folder in
+// the store, or below a stable link) lies in, for a refusal's message.
+func refOwner(p *config.Pipeline, closure []addr.Node, record func(string) (*state.Record, bool), path string) (addr.Node, bool) {
+	for _, a := range closure {
+		if within(p.OutPath(a), path) {
+			return a, true
+		}
+		rec, ok := record(a.String())
+		if ok && rec.Entry != "" && slices.Contains(splitPath(path), rec.Entry) {
+			return a, true
+		}
+	}
+	return addr.Node{}, false
+}
+
+func splitPath(path string) []string {
+	var out []string
+	for path != "/" && path != "." && path != "" {
+		out = append(out, filepath.Base(path))
+		path = filepath.Dir(path)
+	}
+	return out
+}
