@@ -62,28 +62,33 @@ func names(found *refs.Found, up addr.Node, rec *state.Record) bool {
 	return ok && found.Keys[key]
 }
 
-// readableUpstreams are the upstreams of n in closure whose results a
-// sealed run of n may read: those n depends on itself (direct), those its
-// configuration cfg names, and what each of those names in turn.
-func readableUpstreams(p *config.Pipeline, n *config.Node, cfg cty.Value, closure []addr.Node, direct map[addr.Node]bool, record func(string) (*state.Record, bool)) map[addr.Node]bool {
-	reach := map[addr.Node]bool{}
-	var todo []addr.Node
+// readableUpstreams are the upstreams whose results a sealed run of n may
+// read: those n depends on itself (direct, first and in their order), those
+// its configuration cfg names, and what each of those names in turn. The
+// closure of n is walked only where a result names an upstream, was not
+// scanned, or cfg names a result other than direct's.
+func readableUpstreams(p *config.Pipeline, n *config.Node, cfg cty.Value, direct []addr.Node, record func(string) (*state.Record, bool)) []addr.Node {
+	var out []addr.Node
+	seen := map[addr.Node]bool{}
+	// covered are the upstreams already in out with all they could name:
+	// the closure of one that was not scanned holds theirs.
+	covered := map[addr.Node]bool{}
 	add := func(a addr.Node) {
-		if !reach[a] {
-			reach[a] = true
-			todo = append(todo, a)
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
 		}
 	}
-	for _, a := range closure {
-		if direct[a] {
-			add(a)
-		}
+	for _, a := range direct {
+		add(a)
 	}
+	var closure []addr.Node
 	var byKey map[string][]addr.Node // the closure's results by key, once needed
 	index := func() {
 		if byKey != nil {
 			return
 		}
+		closure = upstreamClosure(p, n)
 		byKey = map[string][]addr.Node{}
 		for _, a := range closure {
 			if rec, ok := record(a.String()); ok && rec.Good() {
@@ -94,7 +99,7 @@ func readableUpstreams(p *config.Pipeline, n *config.Node, cfg cty.Value, closur
 	// Every command names its own upstreams: only a mark left once theirs
 	// are set aside costs a look through the closure.
 	named := configMarks(cfg)
-	for a := range direct {
+	for _, a := range direct {
 		delete(named.Names, a.FileName())
 		if rec, ok := record(a.String()); ok {
 			delete(named.Keys, rec.Key)
@@ -104,21 +109,25 @@ func readableUpstreams(p *config.Pipeline, n *config.Node, cfg cty.Value, closur
 		}
 	}
 	if len(named.Keys)+len(named.Names) > 0 {
+		index()
 		for _, a := range closure {
-			if rec, ok := record(a.String()); !reach[a] && ok && rec.Good() && names(named, a, rec) {
+			if rec, ok := record(a.String()); ok && rec.Good() && names(named, a, rec) {
 				add(a)
 			}
 		}
 	}
-	for len(todo) > 0 {
-		a := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if covered[a] {
+			continue
+		}
 		rec, ok := record(a.String())
 		if !ok || !rec.RefsScanned {
 			// Not scanned: it may name anything it was built from.
 			if u := p.Node(a); u != nil {
 				for _, b := range closureOf(p, u.Deps, true) {
 					add(b)
+					covered[b] = true
 				}
 			}
 			continue
@@ -130,7 +139,7 @@ func readableUpstreams(p *config.Pipeline, n *config.Node, cfg cty.Value, closur
 			}
 		}
 	}
-	return reach
+	return out
 }
 
 // configMarks are the marks of results that the strings of a node's

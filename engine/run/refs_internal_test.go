@@ -40,9 +40,8 @@ exec "d" { command = "echo ${exec.c.out}" }
 	}
 	record := func(a string) (*state.Record, bool) { r, ok := recs[a]; return r, ok }
 	readable := func(cfg cty.Value) string {
-		closure := upstreamClosure(p, d)
 		var out []string
-		for a := range readableUpstreams(p, d, cfg, closure, directUpstreams(p, d), record) {
+		for _, a := range readableUpstreams(p, d, cfg, closureOf(p, d.Deps, false), record) {
 			out = append(out, a.String())
 		}
 		slices.Sort(out)

@@ -77,12 +77,12 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if workdir != "" {
 		s.cwd = absPath(p.Root, workdir)
 	}
-	closure := upstreamClosure(p, n)
-	readable := readableUpstreams(p, n, cfg, closure, directUpstreams(p, n), a.record)
-	ups := upstreamResults(p, n, closure, readable, a.record, a.resultFolder)
+	direct := closureOf(p, n.Deps, false)
+	readable := readableUpstreams(p, n, cfg, direct, a.record)
+	ups := upstreamResults(p, readable, len(direct), a.record, a.resultFolder)
 	s.unnamed = func(path string) (addr.Node, bool) {
-		up, ok := refOwner(p, closure, a.record, path)
-		return up, ok && !readable[up]
+		up, ok := refOwner(p, upstreamClosure(p, n), a.record, path)
+		return up, ok && !slices.Contains(readable, up)
 	}
 	if n.Meta.Unsandboxed != "" || !sandbox.Probe().Enforced() {
 		s.guard(ups)
@@ -199,33 +199,27 @@ type upstreamResult struct {
 	direct bool // the node depends on it itself, not only through others
 }
 
-// upstreamResults are the results of the nodes in n's closure that a run
-// may read: the run folder of each readable one, and the in-place outputs
-// of every one, since a path into the pipeline folder carries no mark of
-// whose it is. folder gives the run folder a stable link leads to, given
-// the record of its node (nil for none).
-func upstreamResults(p *config.Pipeline, n *config.Node, closure []addr.Node, readable map[addr.Node]bool, record func(string) (*state.Record, bool), folder func(link string, rec *state.Record) (string, error)) []upstreamResult {
-	var out []upstreamResult
-	direct := directUpstreams(p, n)
-	for _, up := range closure {
-		u := upstreamResult{addr: up, direct: direct[up]}
+// upstreamResults are where the results of the readable upstreams lie,
+// the first direct of them the node's own: each one's run folder and its
+// in-place outputs. folder gives the run folder a stable link leads to,
+// given the record of its node (nil for none).
+func upstreamResults(p *config.Pipeline, readable []addr.Node, direct int, record func(string) (*state.Record, bool), folder func(link string, rec *state.Record) (string, error)) []upstreamResult {
+	out := make([]upstreamResult, 0, len(readable))
+	for i, up := range readable {
+		u := upstreamResult{addr: up, direct: i < direct}
 		if un := p.Node(up); un != nil && kind.IsService(un.Block.Kind) {
 			u.live = true
 		}
 		rec, _ := record(up.String())
-		if readable[up] {
-			if target, err := folder(p.OutPath(up), rec); err == nil {
-				u.paths, u.linked = append(u.paths, target), true
-			}
+		if target, err := folder(p.OutPath(up), rec); err == nil {
+			u.paths, u.linked = append(u.paths, target), true
 		}
 		if rec != nil {
 			for _, o := range rec.Outputs {
 				u.paths = append(u.paths, absPath(p.Root, o.Path))
 			}
 		}
-		if len(u.paths) > 0 || readable[up] {
-			out = append(out, u)
-		}
+		out = append(out, u)
 	}
 	return out
 }
@@ -367,15 +361,6 @@ func writableOutput(path string) string {
 // a run may read each one's result.
 func upstreamClosure(p *config.Pipeline, n *config.Node) []addr.Node {
 	return closureOf(p, n.Deps, true)
-}
-
-// directUpstreams are the nodes n depends on itself.
-func directUpstreams(p *config.Pipeline, n *config.Node) map[addr.Node]bool {
-	out := map[addr.Node]bool{}
-	for _, a := range closureOf(p, n.Deps, false) {
-		out[a] = true
-	}
-	return out
 }
 
 // closureOf are the nodes deps name (a whole block's instances for a
