@@ -43,10 +43,12 @@ func (f *Found) size() int { return len(f.Keys) + len(f.Names) }
 
 // Scan reads each path (a folder, a file or a symbolic link, which is not
 // followed; a missing path is skipped) into f: the content of every regular
-// file and the text of every link. It fails with ErrUnknown past Limit
-// bytes or MaxCandidates marks.
+// file and the text of every link. It fails with ErrUnknown where the files
+// hold more than Limit bytes, which it learns before reading any, or more
+// than MaxCandidates marks.
 func Scan(f *Found, paths ...string) error {
-	s := scanner{found: f, buf: make([]byte, 0, chunk+carry)}
+	var files []string
+	var size int64
 	for _, p := range paths {
 		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -57,7 +59,14 @@ func Scan(f *Found, paths ...string) error {
 			}
 			switch t := d.Type(); {
 			case t.IsRegular():
-				return s.file(path)
+				info, err := d.Info()
+				if err != nil {
+					return err
+				}
+				if size += info.Size(); size > Limit {
+					return ErrUnknown
+				}
+				files = append(files, path)
 			case t&fs.ModeSymlink != 0:
 				target, err := os.Readlink(path)
 				if err != nil {
@@ -65,16 +74,26 @@ func Scan(f *Found, paths ...string) error {
 				}
 				String(f, target)
 			}
-			return s.check()
+			return nil
 		})
 		if err != nil {
-			if errors.Is(err, ErrUnknown) {
-				return err
-			}
-			return fmt.Errorf("scanning %s for the results it names: %w", p, err)
+			return scanError(p, err)
 		}
 	}
-	return nil
+	s := scanner{found: f, buf: make([]byte, 0, chunk+carry)}
+	for _, path := range files {
+		if err := s.file(path); err != nil {
+			return scanError(path, err)
+		}
+	}
+	return s.check()
+}
+
+func scanError(path string, err error) error {
+	if errors.Is(err, ErrUnknown) {
+		return err
+	}
+	return fmt.Errorf("scanning %s for the results it names: %w", path, err)
 }
 
 // String adds the marks s holds to f.
@@ -103,7 +122,7 @@ func (s *scanner) file(path string) error {
 	for {
 		n, err := io.ReadFull(r, s.buf[len(s.buf):cap(s.buf)])
 		s.buf = s.buf[:len(s.buf)+n]
-		if s.read += int64(n); s.read > Limit {
+		if s.read += int64(n); s.read > Limit { // a file that grew since it was listed
 			return ErrUnknown
 		}
 		marks(s.found, s.buf)

@@ -106,3 +106,16 @@ func TestTooManyMarksIsUnknown(t *testing.T) {
 		t.Errorf("Scan of %d marks = %v, want ErrUnknown", MaxCandidates+1, err)
 	}
 }
+
+func TestTooLargeIsUnknownUnread(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "small"), []byte("/kiln/out/"+key))
+	big := filepath.Join(dir, "weights.bin")
+	write(t, big, nil)
+	if err := os.Truncate(big, Limit); err != nil { // sparse: nothing is written
+		t.Fatal(err)
+	}
+	if err := Scan(NewFound(), dir); !errors.Is(err, ErrUnknown) {
+		t.Errorf("Scan of more than Limit bytes = %v, want ErrUnknown", err)
+	}
+}

@@ -466,11 +466,9 @@ func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start
 	} else if digest, outRecs, attrs, err = hashResult(d.Pipeline.Root, d.Pipeline.StateDir, dir, b.result, d.Stat, read); err != nil {
 		return err
 	}
-	var refs []string
-	scanned := false
-	if b.remote == nil {
-		refs, scanned = resultRefs(d.Pipeline, n, a.record, dir, outRecs, attrs)
-	}
+	// Read again where it was hashed elsewhere (a Slurm job's folder on the
+	// shared disk, a remote cache's result fetched into dir).
+	refs, scanned := resultRefs(d.Pipeline, n, a.record, dir, outRecs, attrs)
 	key, keyLines := dec.Key, dec.KeyLines
 	if pins := plan.RecordedPins(attrs); len(pins) > 0 && !maps.Equal(pins, d.Pins[n.Addr.String()]) {
 		// The build resolved a pin the lock did not hold: record the key

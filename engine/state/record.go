@@ -60,8 +60,8 @@ type Record struct {
 	// into one, by its key or its stable link), found when it was
 	// published (see package refs): a sealed run that reads this result
 	// may read those too. Without RefsScanned (a result from an older
-	// kiln, hashed on another machine or too large to read twice) it is
-	// taken to name every result it was built from.
+	// kiln, or too large to read twice) it is taken to name every result
+	// it was built from.
 	Refs        []string `json:"refs,omitempty"`
 	RefsScanned bool     `json:"refs_scanned,omitempty"`
 	// Failure is the last unsuccessful attempt, if the latest run failed;
