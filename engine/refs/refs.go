@@ -48,7 +48,7 @@ func (f *Found) size() int { return len(f.Keys) + len(f.Names) }
 // than MaxCandidates marks.
 func Scan(f *Found, paths ...string) error {
 	var files []string
-	var size int64
+	var size, largest int64
 	for _, p := range paths {
 		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -67,6 +67,7 @@ func Scan(f *Found, paths ...string) error {
 					return ErrUnknown
 				}
 				files = append(files, path)
+				largest = max(largest, info.Size())
 			case t&fs.ModeSymlink != 0:
 				target, err := os.Readlink(path)
 				if err != nil {
@@ -80,7 +81,9 @@ func Scan(f *Found, paths ...string) error {
 			return scanError(p, err)
 		}
 	}
-	s := scanner{found: f, buf: make([]byte, 0, chunk+carry)}
+	// A buffer the size of the largest file, up to a chunk: most results
+	// are a few small files, scanned one after another.
+	s := scanner{found: f, buf: make([]byte, 0, int(min(largest+1, chunk))+carry)}
 	for _, path := range files {
 		if err := s.file(path); err != nil {
 			return scanError(path, err)
