@@ -1,7 +1,6 @@
 package run
 
 import (
-	"path/filepath"
 	"slices"
 
 	"github.com/kilnbuild/kiln/engine/addr"
@@ -160,25 +159,15 @@ func configMarks(cfg cty.Value) *refs.Found {
 }
 
 // refOwner is the upstream in closure whose result path (a run folder in
-// the store, or below a stable link) lies in, for a refusal's message.
-func refOwner(p *config.Pipeline, closure []addr.Node, record func(string) (*state.Record, bool), path string) (addr.Node, bool) {
+// store, or below a stable link) lies in, for a refusal's message.
+func refOwner(p *config.Pipeline, store *state.Store, closure []addr.Node, record func(string) (*state.Record, bool), path string) (addr.Node, bool) {
 	for _, a := range closure {
 		if within(p.OutPath(a), path) {
 			return a, true
 		}
-		rec, ok := record(a.String())
-		if ok && rec.Entry != "" && slices.Contains(splitPath(path), rec.Entry) {
+		if rec, ok := record(a.String()); ok && rec.Entry != "" && within(store.RunPath(rec.Entry), path) {
 			return a, true
 		}
 	}
 	return addr.Node{}, false
-}
-
-func splitPath(path string) []string {
-	var out []string
-	for path != "/" && path != "." && path != "" {
-		out = append(out, filepath.Base(path))
-		path = filepath.Dir(path)
-	}
-	return out
 }

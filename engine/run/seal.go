@@ -81,7 +81,7 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	readable := readableUpstreams(p, n, cfg, direct, a.record)
 	ups := upstreamResults(p, readable, len(direct), a.record, a.resultFolder)
 	s.unnamed = func(path string) (addr.Node, bool) {
-		up, ok := refOwner(p, upstreamClosure(p, n), a.record, path)
+		up, ok := refOwner(p, a.Decider.Store, upstreamClosure(p, n), a.record, path)
 		return up, ok && !slices.Contains(readable, up)
 	}
 	if n.Meta.Unsandboxed != "" || !sandbox.Probe().Enforced() {
