@@ -123,38 +123,7 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	a.held = sandbox.NewHeld()
 	defer a.held.Close()
 	dag := a.DAG
-	scope := a.Options.Scope
-	if scope == nil {
-		scope = make([]bool, len(dag.Nodes))
-		for i := range scope {
-			scope[i] = true
-		}
-	}
-	// Tasks are the vertices in scope, numbered densely; a dynamic block's
-	// placeholder adds one task per instance when it runs.
-	var verts []int
-	taskOf := make([]int, len(dag.Nodes))
-	for _, v := range dag.Graph.Order() {
-		if scope[v] {
-			taskOf[v] = len(verts)
-			verts = append(verts, v)
-		}
-	}
-	tasks := make([]sched.Task, len(verts))
-	for t, v := range verts {
-		for _, dep := range dag.Graph.Deps(v) {
-			if scope[dep] {
-				tasks[t].Deps = append(tasks[t].Deps, taskOf[dep])
-			}
-		}
-		tasks[t].Resources = dag.Nodes[v].Meta.Resources
-	}
-	prio := sched.CriticalPath(tasks, func(t int) int64 {
-		if r := a.Decider.State.Records[dag.Nodes[verts[t]].Addr.String()]; r != nil && r.Duration > 0 {
-			return int64(r.Duration / 1e6)
-		}
-		return 1
-	})
+	tasks, verts, prio := a.taskGraph()
 	a.vals = plan.NewValues()
 	a.slurm = newSlurmExec(a.Decider.Pipeline.StateDir, a.Options.Slurm)
 	if len(a.Decider.Pipeline.Executors) > 0 {
@@ -214,6 +183,44 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	a.cache.wait()
 	flushErr := a.Writer.Flush()
 	return &Result{Nodes: a.resultNodes()}, flushErr
+}
+
+// taskGraph is the scheduler's tasks: the vertices in scope, numbered
+// densely in the graph's order, with their dependencies, resources and
+// critical-path priorities (from the recorded durations). A dynamic
+// block's placeholder adds one task per instance when it runs.
+func (a *Applier) taskGraph() (tasks []sched.Task, verts []int, prio []int) {
+	dag := a.DAG
+	scope := a.Options.Scope
+	if scope == nil {
+		scope = make([]bool, len(dag.Nodes))
+		for i := range scope {
+			scope[i] = true
+		}
+	}
+	taskOf := make([]int, len(dag.Nodes))
+	for _, v := range dag.Graph.Order() {
+		if scope[v] {
+			taskOf[v] = len(verts)
+			verts = append(verts, v)
+		}
+	}
+	tasks = make([]sched.Task, len(verts))
+	for t, v := range verts {
+		for _, dep := range dag.Graph.Deps(v) {
+			if scope[dep] {
+				tasks[t].Deps = append(tasks[t].Deps, taskOf[dep])
+			}
+		}
+		tasks[t].Resources = dag.Nodes[v].Meta.Resources
+	}
+	prio = sched.CriticalPath(tasks, func(t int) int64 {
+		if r := a.Decider.State.Records[dag.Nodes[verts[t]].Addr.String()]; r != nil && r.Duration > 0 {
+			return int64(r.Duration / 1e6)
+		}
+		return 1
+	})
+	return tasks, verts, prio
 }
 
 // onStart is sched.Options.OnStart.
