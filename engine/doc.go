@@ -1,10 +1,10 @@
 // Package engine ties kiln's parts together for the commands: Open loads a
 // pipeline, builds its graph and opens its state, store, lock file and
 // caches into a Workspace, which offers plan, apply, destroy, check, lock,
-// outputs and validate over them; QuickCheck (quick.go) answers "is
-// everything up to date?" from a certificate without parsing the pipeline
-// (an input holding symlinks is re-checked through what they lead to, never
-// by a stamp of the link), and GC clears the store. A Workspace keeps its
+// outputs and validate over them; QuickCheck and QuickPlan (memo.go)
+// answer "is everything up to date?" and make the plan after an edit from
+// the memo of engine/memo, without parsing the pipeline, and GC clears the
+// store. A Workspace keeps its
 // parts unexported: the CLI parses flags, calls a Workspace method and hands
 // the result to a view in engine/render, and what a view reads of a
 // workspace (its root, files, scope, last durations, the plan's graph) are
@@ -12,8 +12,8 @@
 // commands use (the plan and apply result types, loading a state or a
 // pipeline for its names, writing a file whole) are in facade.go, so the
 // CLI reaches the engine through this package and engine/render alone.
-// Every quick answer says why it was or was not given through
-// Options.DebugPlan (quickwhy.go). The engine never prints: it returns data and
+// Every answer from the memo says why it was or was not given through
+// Options.DebugPlan. The engine never prints: it returns data and
 // reports progress through run.Hooks.
 //
 // A saved plan (kiln plan -out) is written and checked here (savedplan.go):

@@ -11,6 +11,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/lockfile"
+	"github.com/kilnbuild/kiln/engine/memo"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/run"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -152,7 +153,7 @@ func (w *Workspace) LockPins(ctx context.Context, o LockOptions) ([]lockfile.Res
 	if err := lf.Write(w.lockPath()); err != nil {
 		return res, fmt.Errorf("writing %s: %w", lockfile.FileName, err)
 	}
-	_ = os.Remove(quickPath(w.pipeline.StateDir)) // the pins changed under it
+	memo.Remove(w.pipeline.StateDir) // the pins changed under it
 	w.lock = lf
 	return res, nil
 }

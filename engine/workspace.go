@@ -18,6 +18,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/lockfile"
+	"github.com/kilnbuild/kiln/engine/memo"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/remotecache"
@@ -43,8 +44,8 @@ type Options struct {
 	Resources map[string]pool.Given
 	// DebugKey receives every key computed, with its lines.
 	DebugKey func(a addr.Node, key string, lines []string)
-	// DebugPlan receives why the quick path (the no-change check, the plan
-	// after an edit, the certificate after a plan) was or was not taken.
+	// DebugPlan receives why the memo (the no-change check, the plan after
+	// an edit, the memo written after a plan) was or was not used.
 	DebugPlan func(string)
 	// StateDir is the state folder; default: .kiln beside the pipeline.
 	StateDir string
@@ -95,8 +96,8 @@ type Workspace struct {
 	recordErr error
 	// pools are this machine's pools, read once per workspace (Pools).
 	pools pool.Set
-	// evals are what the certificate takes of each node's last decision.
-	evals certEvals
+	// evals are what the memo takes of each node's last decision.
+	evals memo.Evals
 }
 
 // Open loads the pipeline at o.Path and its state. Diagnostics describe
@@ -195,9 +196,9 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	}
 	if !diags.HasErrors() && !pl.HasChanges() && !hasMismatch(pl) {
 		for _, d := range pl.Changes {
-			w.evals.note(d)
+			w.evals.Note(d)
 		}
-		w.writeQuick()
+		w.writeMemo()
 	}
 	return pl, diags
 }
@@ -315,7 +316,7 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Parallelism: o.Parallelism, Pools: pools, FailFast: o.FailFast, Scope: w.scope,
 		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version, StrictLock: w.StrictLock(),
 		Jobs: o.Jobs, Slurm: run.SlurmOptions{Kiln: w.opts.Kiln}, Cache: cache,
-		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace), Decided: w.evals.note,
+		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace), Decided: w.evals.Note,
 	}}
 	res, applyErr := a.Apply(ctx)
 	return w.endApply(ctx, a, res, applyErr, writer, runs, rec)
@@ -351,7 +352,7 @@ func (w *Workspace) reload(o ApplyOptions) error {
 
 // endApply makes what the apply did durable: the records, the run
 // journal's end, the apply's record, the forgotten records, the lock file,
-// the stat cache and, when every node is up to date, the certificate.
+// the stat cache and, when every node is up to date, the memo.
 func (w *Workspace) endApply(ctx context.Context, a *run.Applier, res *run.Result, applyErr error, writer *state.Writer, runs *state.RunLog, rec *history.Recorder) (*run.Result, error) {
 	// The records of the runs that ended are made durable before the run
 	// journal stops naming them: killed in between, the next apply would
@@ -379,7 +380,7 @@ func (w *Workspace) endApply(ctx context.Context, a *run.Applier, res *run.Resul
 	}
 	w.saveStatCache()
 	if applyErr == nil && closeErr == nil && res != nil && !res.Failed() {
-		w.writeQuick()
+		w.writeMemo()
 	}
 	if applyErr != nil {
 		return res, applyErr

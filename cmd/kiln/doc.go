@@ -10,7 +10,7 @@
 // pipeline below the folders it lists; KILN_HEARTBEAT=DURATION sets how
 // often apply reports a silent node without a terminal (30s); KILN_DEBUG_KEY=1 prints every key
 // computed with its lines; KILN_NO_QUICK=1 makes plan and apply skip the
-// no-change certificate; KILN_DEBUG_PLAN=1 says why the quick answers were
+// memo (engine/memo); KILN_DEBUG_PLAN=1 says why the quick answers were
 // or were not used, and KILN_PLAN_VERIFY=1 checks each one against the full
 // plan (verify.go); KILN_CPUPROFILE=FILE writes a CPU profile of the
 // command and KILN_MEMPROFILE=FILE a heap profile taken as it ends;

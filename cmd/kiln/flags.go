@@ -96,7 +96,7 @@ func parseResources(list []string) (map[string]pool.Given, error) {
 }
 
 // narrowed reports whether the flags select or force nodes, which the
-// no-change certificate cannot answer for.
+// memo cannot answer for.
 func (d decision) narrowed() bool {
 	return len(d.targets) > 0 || len(d.replace) > 0 || d.resources != nil
 }

@@ -201,7 +201,7 @@ func (c *cli) quickCheck(p *pipelineArgs, path string) (int, bool) {
 }
 
 // quickPlan asks the engine for the plan after an edit that left the
-// pipeline's configuration as the no-change certificate saw it, without
+// pipeline's configuration as the memo saw it, without
 // loading the pipeline (see engine.QuickPlan).
 func (c *cli) quickPlan(p *pipelineArgs, path string) (*engine.QuickPlanResult, bool) {
 	if c.getenv("KILN_NO_QUICK") != "" || c.getenv("KILN_DEBUG_KEY") != "" || c.getenv("KILN_CACHE_URL") != "" {

@@ -41,7 +41,7 @@
 // block's instances are known at load time, dynamic when they are not.
 //
 // fileset and glob_wildcards list folders; the listings are recorded with
-// the files read, so the no-change certificate notices a file that appears.
+// the files read, so the memo (engine/memo) notices a file that appears.
 // Globbing uses github.com/bmatcuk/doublestar/v4, the matcher behind
 // Terraform's fileset, so that ** and {a,b} mean exactly what Terraform users
 // expect.
@@ -50,7 +50,7 @@
 // environment variables through env() and files through file(),
 // templatefile(), filesha256() and fileexists(), with what it saw (a content
 // digest, or whether the file was there); the pipeline keeps the first view
-// of every file (FilesRead), for the no-change certificate. With
+// of every file (FilesRead), for the memo (engine/memo). With
 // Options.RecordReads each evaluation also lists its own reads, locals it
 // uses included (Evaluated.FilesRead), for kiln diff; plan and apply do
 // without, so the functions that read files are made once per pipeline. moved blocks (Moved) and the

@@ -390,7 +390,7 @@ func (r *reads) fileList() []FileRead {
 }
 
 // readLog records every file the pipeline's expressions read, as it was
-// read, so the no-change certificate can watch exactly what a plan saw. A
+// read, so the memo (engine/memo) can watch exactly what a plan saw. A
 // file read twice with different results (an apply wrote it between two
 // evaluations) makes the log inconsistent.
 type readLog struct {

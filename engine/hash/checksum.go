@@ -5,7 +5,7 @@ import (
 	"hash/crc32"
 )
 
-// kiln's own binary files (the stat cache, the no-change certificate) end
+// kiln's own binary files (the stat cache, the memo (engine/memo)) end
 // in a CRC-32C of everything before it, little-endian, and its journal
 // lines carry one in hex: a torn or damaged file is refused whole, never
 // read in part.

@@ -11,7 +11,7 @@ import (
 
 // Deciding a built node again from its key lines, without its
 // configuration: the engine's plan after an edit that left the pipeline's
-// files, variables and environment as they were (engine/quickplan.go). The
+// files, variables and environment as they were (engine/memo, Replan). The
 // lines are the node's recorded ones rewritten by Rekey for what changed;
 // the decision is then made by the same code as Decide's, so both agree as
 // long as the node's evaluated configuration is the one it was built with.

@@ -12,7 +12,7 @@ import (
 )
 
 // NoChanges is the plan's line when no node would change: from the full
-// plan, or from the no-change certificate without one.
+// plan, or from the memo (engine/memo) without one.
 func NoChanges(w io.Writer, upToDate int) {
 	fmt.Fprintf(w, "No changes. %s up to date.\n", human.Count(upToDate, "node"))
 }

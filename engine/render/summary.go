@@ -10,7 +10,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/run"
 )
 
-// NothingToApply is apply's closing line when the no-change certificate
+// NothingToApply is apply's closing line when the memo (engine/memo)
 // held: nothing was decided and nothing ran.
 func NothingToApply(w io.Writer, upToDate int) {
 	fmt.Fprintf(w, "Apply: %d %s (nothing to do).\n", upToDate, run.UpToDate)

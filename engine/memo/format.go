@@ -1,31 +1,33 @@
-package engine
+package memo
 
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
+	"slices"
 	"unsafe"
 
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
 )
 
-// The certificate file is read by every no-op plan, so it is a plain
-// binary encoding rather than gob, whose decoding of 100,000 nodes cost a
-// fifth of such a plan: the format string, then every field in order —
+// The memo is read by every no-op plan, so it is a plain binary encoding
+// rather than gob, whose decoding of 100,000 nodes cost a fifth of such a
+// plan: the format string, then every field in order —
 // strings and counts as uvarints (a string's length, then its bytes),
 // stamps as five little-endian uint64s, digests as their 32 bytes, flags
 // as one byte — and a CRC-32C
 // of all of it. Decoding allocates one string for the whole file and
 // slices every string out of it. A file that does not decode exactly
-// (short, long, a bad checksum, another format) is no certificate.
+// (short, long, a bad checksum, another format) is no memo.
 
-var errQuickCert = errors.New("not a no-change certificate of this format")
+var errMemo = errors.New("not a memo of this format")
 
-type certWriter struct{ b []byte }
+type writer struct{ b []byte }
 
-func (w *certWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
-func (w *certWriter) str(s string)  { w.uint(uint64(len(s))); w.b = append(w.b, s...) }
-func (w *certWriter) flag(v bool) {
+func (w *writer) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
+func (w *writer) str(s string)  { w.uint(uint64(len(s))); w.b = append(w.b, s...) }
+func (w *writer) flag(v bool) {
 	if v {
 		w.b = append(w.b, 1)
 	} else {
@@ -33,20 +35,20 @@ func (w *certWriter) flag(v bool) {
 	}
 }
 
-func (w *certWriter) stamp(s hash.Stamp) {
+func (w *writer) stamp(s hash.Stamp) {
 	for _, v := range [...]uint64{s.Dev, s.Ino, uint64(s.Size), uint64(s.Mtime), uint64(s.Ctime)} {
 		w.b = binary.LittleEndian.AppendUint64(w.b, v)
 	}
 }
 
-func (w *certWriter) strs(ss []string) {
+func (w *writer) strs(ss []string) {
 	w.uint(uint64(len(ss)))
 	for _, s := range ss {
 		w.str(s)
 	}
 }
 
-func (w *certWriter) files(fs []quickFile) {
+func (w *writer) files(fs []File) {
 	w.uint(uint64(len(fs)))
 	for _, f := range fs {
 		w.str(f.Path)
@@ -54,17 +56,17 @@ func (w *certWriter) files(fs []quickFile) {
 	}
 }
 
-func (w *certWriter) stamps(ss []hash.Stamp) {
+func (w *writer) stamps(ss []hash.Stamp) {
 	w.uint(uint64(len(ss)))
 	for _, s := range ss {
 		w.stamp(s)
 	}
 }
 
-// encodeQuickCert returns the file content of c; false when c holds what
-// the format does not keep (a listing entry with a size, mode or digest).
-func encodeQuickCert(c *quickCert) ([]byte, bool) {
-	w := &certWriter{}
+// encode returns the file content of c; false when c holds what the
+// format does not keep (a listing entry with a size, mode or digest).
+func encode(c *Memo) ([]byte, bool) {
+	w := &writer{}
 	w.str(c.Format)
 	w.str(c.Config)
 	w.str(c.Lineage)
@@ -88,8 +90,15 @@ func encodeQuickCert(c *quickCert) ([]byte, bool) {
 	if c.Links != nil {
 		w.stamp(*c.Links)
 	}
+	w.str(c.Replans)
+	w.uint(uint64(len(c.Order)))
+	for _, v := range c.Order {
+		w.uint(uint64(v))
+	}
 	w.uint(uint64(len(c.Nodes)))
 	for _, n := range c.Nodes {
+		w.str(n.Addr)
+		w.str(n.Kind)
 		w.str(n.Link)
 		w.str(n.Entry)
 		w.str(n.Digest)
@@ -124,17 +133,28 @@ func encodeQuickCert(c *quickCert) ([]byte, bool) {
 		w.flag(n.Sealed)
 		w.stamps(n.Seal)
 		w.stamps(n.InputSeals)
+		w.uint(uint64(len(n.Deps)))
+		for _, d := range n.Deps {
+			w.uint(uint64(d))
+		}
+		w.uint(uint64(len(n.Resources)))
+		for _, name := range slices.Sorted(maps.Keys(n.Resources)) {
+			w.str(name)
+			w.uint(uint64(n.Resources[name]))
+		}
+		w.flag(n.Resumable)
+		w.flag(n.Rekeyable)
 	}
 	return hash.WithCRC(w.b), true
 }
 
-type certReader struct {
+type reader struct {
 	s   string // the whole body: strings are sliced out of it
 	off int
 	err error
 }
 
-func (r *certReader) uint() uint64 {
+func (r *reader) uint() uint64 {
 	if r.err != nil {
 		return 0
 	}
@@ -154,22 +174,32 @@ func (r *certReader) uint() uint64 {
 			return v
 		}
 	}
-	r.err = errQuickCert
+	r.err = errMemo
 	return 0
 }
 
 // count reads a count of items of at least min bytes each, refusing one
 // the rest of the file cannot hold.
-func (r *certReader) count(min int) int {
+func (r *reader) count(min int) int {
 	n := r.uint()
 	if r.err == nil && n > uint64((len(r.s)-r.off)/min) {
-		r.err = errQuickCert
+		r.err = errMemo
 		return 0
 	}
 	return int(n)
 }
 
-func (r *certReader) str() string {
+// index reads a node index.
+func (r *reader) index() int32 {
+	v := r.uint()
+	if v > 1<<31-1 {
+		r.err = errMemo
+		return 0
+	}
+	return int32(v)
+}
+
+func (r *reader) str() string {
 	n := r.count(1)
 	if r.err != nil {
 		return ""
@@ -180,9 +210,9 @@ func (r *certReader) str() string {
 }
 
 // bytes reads n raw bytes (a digest); nil after an error.
-func (r *certReader) bytes(n int) string {
+func (r *reader) bytes(n int) string {
 	if r.err != nil || len(r.s)-r.off < n {
-		r.err = errQuickCert
+		r.err = errMemo
 		return ""
 	}
 	s := r.s[r.off : r.off+n]
@@ -190,9 +220,9 @@ func (r *certReader) bytes(n int) string {
 	return s
 }
 
-func (r *certReader) byte() byte {
+func (r *reader) byte() byte {
 	if r.err != nil || r.off >= len(r.s) {
-		r.err = errQuickCert
+		r.err = errMemo
 		return 0
 	}
 	b := r.s[r.off]
@@ -200,20 +230,20 @@ func (r *certReader) byte() byte {
 	return b
 }
 
-func (r *certReader) flag() bool {
+func (r *reader) flag() bool {
 	switch r.byte() {
 	case 0:
 		return false
 	case 1:
 		return true
 	}
-	r.err = errQuickCert
+	r.err = errMemo
 	return false
 }
 
-func (r *certReader) u64() uint64 {
+func (r *reader) u64() uint64 {
 	if r.err != nil || len(r.s)-r.off < 8 {
-		r.err = errQuickCert
+		r.err = errMemo
 		return 0
 	}
 	s := r.s[r.off : r.off+8]
@@ -222,11 +252,11 @@ func (r *certReader) u64() uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-func (r *certReader) stamp() hash.Stamp {
+func (r *reader) stamp() hash.Stamp {
 	return hash.Stamp{Dev: r.u64(), Ino: r.u64(), Size: int64(r.u64()), Mtime: int64(r.u64()), Ctime: int64(r.u64())}
 }
 
-func (r *certReader) strs() []string {
+func (r *reader) strs() []string {
 	n := r.count(1)
 	if n == 0 {
 		return nil
@@ -238,19 +268,19 @@ func (r *certReader) strs() []string {
 	return out
 }
 
-func (r *certReader) files() []quickFile {
+func (r *reader) files() []File {
 	n := r.count(2)
 	if n == 0 {
 		return nil
 	}
-	out := make([]quickFile, n)
+	out := make([]File, n)
 	for i := range out {
-		out[i] = quickFile{Path: r.str(), Digest: r.str()}
+		out[i] = File{Path: r.str(), Digest: r.str()}
 	}
 	return out
 }
 
-func (r *certReader) stamps() []hash.Stamp {
+func (r *reader) stamps() []hash.Stamp {
 	n := r.count(40)
 	if n == 0 {
 		return nil
@@ -262,22 +292,22 @@ func (r *certReader) stamps() []hash.Stamp {
 	return out
 }
 
-// decodeQuickCert parses a certificate file written by encodeQuickCert
-// for this format of kiln; false for anything else.
-func decodeQuickCert(data []byte) (*quickCert, bool) {
+// decode parses a memo written by encode for this format of kiln; false
+// for anything else.
+func decode(data []byte) (*Memo, bool) {
 	body, ok := hash.CheckCRC(data)
 	if !ok || len(body) == 0 {
 		return nil, false
 	}
 	// The format first, before allocating anything for the rest.
-	head := &certReader{s: string(body[:min(len(body), 64)])}
-	if head.str() != quickFormat || head.err != nil {
+	head := &reader{s: string(body[:min(len(body), 64)])}
+	if head.str() != Format || head.err != nil {
 		return nil, false
 	}
-	// The strings of the certificate are slices of the file's bytes,
+	// The strings of the memo are slices of the file's bytes,
 	// which are never written to again.
-	r := &certReader{s: unsafe.String(&body[0], len(body))}
-	c := &quickCert{Format: r.str(), Config: r.str(), Lineage: r.str(), Serial: r.uint(), State: r.stamp()}
+	r := &reader{s: unsafe.String(&body[0], len(body))}
+	c := &Memo{Format: r.str(), Config: r.str(), Lineage: r.str(), Serial: r.uint(), State: r.stamp()}
 	if n := r.count(4); n > 0 {
 		c.Reads = make([]config.FileRead, n)
 		for i := range c.Reads {
@@ -286,7 +316,7 @@ func decodeQuickCert(data []byte) (*quickCert, bool) {
 	}
 	c.Env = r.files()
 	if n := r.count(1 + 32 + 40); n > 0 {
-		c.Sources = make([]quickSource, n)
+		c.Sources = make([]Source, n)
 		for i := range c.Sources {
 			src := &c.Sources[i]
 			src.Path = r.str()
@@ -298,13 +328,20 @@ func decodeQuickCert(data []byte) (*quickCert, bool) {
 		s := r.stamp()
 		c.Links = &s
 	}
+	c.Replans = r.str()
+	if n := r.count(1); n > 0 {
+		c.Order = make([]int32, n)
+		for i := range c.Order {
+			c.Order[i] = r.index()
+		}
+	}
 	n := r.count(16)
-	c.Nodes = make([]quickNode, n)
+	c.Nodes = make([]Node, n)
 	// One array for the nodes' listings, the most common pointer.
 	listings := make([]hash.Listing, 0, n)
 	for i := range c.Nodes {
 		q := &c.Nodes[i]
-		q.Link, q.Entry, q.Digest = r.str(), r.str(), r.str()
+		q.Addr, q.Kind, q.Link, q.Entry, q.Digest = r.str(), r.str(), r.str(), r.str(), r.str()
 		q.Inputs = r.files()
 		k := r.uint()
 		if k > uint64(len(q.Inputs)) {
@@ -312,16 +349,16 @@ func decodeQuickCert(data []byte) (*quickCert, bool) {
 		}
 		q.KeyFiles = int(k)
 		if k := r.count(2); k > 0 {
-			q.Globs = make([]quickGlob, k)
+			q.Globs = make([]Glob, k)
 			for j := range q.Globs {
-				q.Globs[j] = quickGlob{Pattern: r.str(), Matches: r.strs()}
+				q.Globs[j] = Glob{Pattern: r.str(), Matches: r.strs()}
 			}
 		}
 		q.Outputs = r.strs()
 		if k := r.count(4); k > 0 {
-			q.Programs = make([]quickProgram, k)
+			q.Programs = make([]Program, k)
 			for j := range q.Programs {
-				q.Programs[j] = quickProgram{Name: r.str(), Dir: r.str(), Path: r.str(), Line: r.str()}
+				q.Programs[j] = Program{Name: r.str(), Dir: r.str(), Path: r.str(), Line: r.str()}
 			}
 		}
 		if r.flag() {
@@ -342,8 +379,33 @@ func decodeQuickCert(data []byte) (*quickCert, bool) {
 		q.Sealed = r.flag()
 		q.Seal = r.stamps()
 		q.InputSeals = r.stamps()
+		if k := r.count(1); k > 0 {
+			q.Deps = make([]int32, k)
+			for j := range q.Deps {
+				q.Deps[j] = r.index()
+			}
+		}
+		if k := r.count(2); k > 0 {
+			q.Resources = make(map[string]int64, k)
+			for range k {
+				q.Resources[r.str()] = int64(r.uint())
+			}
+		}
+		q.Resumable, q.Rekeyable = r.flag(), r.flag()
 		if r.err != nil {
 			return nil, false
+		}
+	}
+	for _, v := range c.Order {
+		if int(v) >= len(c.Nodes) {
+			return nil, false
+		}
+	}
+	for _, q := range c.Nodes {
+		for _, d := range q.Deps {
+			if int(d) >= len(c.Nodes) {
+				return nil, false
+			}
 		}
 	}
 	if r.err != nil || r.off != len(r.s) {

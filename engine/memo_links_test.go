@@ -10,19 +10,16 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/memo"
 	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/kilnbuild/kiln/providers/exec"
 )
 
-func readCert(t *testing.T, stateDir string) quickCert {
+func readCert(t *testing.T, stateDir string) memo.Memo {
 	t.Helper()
-	b, err := os.ReadFile(quickPath(stateDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, ok := decodeQuickCert(b)
+	c, ok := memo.Read(stateDir)
 	if !ok {
-		t.Fatal("the certificate does not decode")
+		t.Fatal("the memo does not read")
 	}
 	return *c
 }
@@ -30,7 +27,7 @@ func readCert(t *testing.T, stateDir string) quickCert {
 // settledPipeline applies a two-node pipeline and checks it twice: right
 // after the apply, when the links folder has just changed and its stamp may
 // not be trusted, and once that folder is older than the racy window, when
-// the check records the stamp in the certificate.
+// the check records the stamp in the memo.
 func settledPipeline(t *testing.T) (o Options, stateDir string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -51,7 +48,7 @@ func settledPipeline(t *testing.T) (o Options, stateDir string) {
 		t.Fatal("QuickCheck: not up to date right after the apply")
 	}
 	if c := readCert(t, stateDir); c.Links != nil {
-		t.Fatalf("the certificate trusts the links folder's stamp %+v taken right after links were made in it: a link replaced within the same timestamp tick would go unnoticed", *c.Links)
+		t.Fatalf("the memo trusts the links folder's stamp %+v taken right after links were made in it: a link replaced within the same timestamp tick would go unnoticed", *c.Links)
 	}
 	time.Sleep(2100 * time.Millisecond)
 	if _, ok := QuickCheck(o); !ok {
@@ -59,10 +56,10 @@ func settledPipeline(t *testing.T) (o Options, stateDir string) {
 	}
 	c := readCert(t, stateDir)
 	if c.Links == nil {
-		t.Fatal("the certificate has no stamp of the links folder after a check that held, with the folder unchanged for longer than the racy window")
+		t.Fatal("the memo has no stamp of the links folder after a check that held, with the folder unchanged for longer than the racy window")
 	}
 	if now, ok := hash.StampOf(filepath.Join(stateDir, "out")); !ok || now != *c.Links {
-		t.Fatalf("the certificate's links stamp %+v is not the folder's %+v", *c.Links, now)
+		t.Fatalf("the memo's links stamp %+v is not the folder's %+v", *c.Links, now)
 	}
 	if _, ok := QuickCheck(o); !ok {
 		t.Fatal("QuickCheck: not up to date with the links trusted by their folder's stamp")
@@ -71,7 +68,7 @@ func settledPipeline(t *testing.T) (o Options, stateDir string) {
 }
 
 // TestQuickCheckNoticesARetargetedLinkWhileTrustingTheFolder: once the
-// certificate trusts the links folder's stamp, a link pointed at another
+// memo trusts the links folder's stamp, a link pointed at another
 // run folder — holding the very same files — is still noticed, also when
 // the folder's mtime is set back to the stamp's (its ctime moves anyway).
 func TestQuickCheckNoticesARetargetedLinkWhileTrustingTheFolder(t *testing.T) {
@@ -81,14 +78,14 @@ func TestQuickCheckNoticesARetargetedLinkWhileTrustingTheFolder(t *testing.T) {
 			o, stateDir := settledPipeline(t)
 			c := readCert(t, stateDir)
 			store := state.OpenStore(stateDir)
-			var n *quickNode
+			var n *memo.Node
 			for i := range c.Nodes {
 				if c.Nodes[i].Link == "exec.a" {
 					n = &c.Nodes[i]
 				}
 			}
 			if n == nil {
-				t.Fatalf("no node exec.a in the certificate: %+v", c.Nodes)
+				t.Fatalf("no node exec.a in the memo: %+v", c.Nodes)
 			}
 			key, _, _ := state.ParseEntry(n.Entry)
 			entry, run, err := store.NewRun(key)
@@ -126,7 +123,7 @@ func TestQuickCheckNoticesAnEditUnderTheConfigSeal(t *testing.T) {
 	o, stateDir := settledPipeline(t)
 	path := filepath.Join(o.Path, "pipeline.hcl")
 	if c := readCert(t, stateDir); len(c.Sources) == 0 || c.Sources[0].Path != path {
-		t.Fatalf("certificate sources %+v: want the pipeline file sealed", c.Sources)
+		t.Fatalf("memo sources %+v: want the pipeline file sealed", c.Sources)
 	}
 	info, err := os.Stat(path)
 	if err != nil {
@@ -148,7 +145,7 @@ func TestQuickCheckNoticesAnEditUnderTheConfigSeal(t *testing.T) {
 	}
 }
 
-// TestQuickCheckNoticesAnEditUnderAnInputSeal: once the certificate seals
+// TestQuickCheckNoticesAnEditUnderAnInputSeal: once the memo seals
 // a node's input file by its stamp, an edit that keeps the file's size and
 // sets its mtime back is still noticed.
 func TestQuickCheckNoticesAnEditUnderAnInputSeal(t *testing.T) {
@@ -173,7 +170,7 @@ func TestQuickCheckNoticesAnEditUnderAnInputSeal(t *testing.T) {
 	}
 	c := readCert(t, filepath.Join(dir, ".kiln"))
 	if len(c.Nodes) != 1 || len(c.Nodes[0].InputSeals) != 1 || c.Nodes[0].InputSeals[0] == (hash.Stamp{}) || !c.Nodes[0].Sealed {
-		t.Fatalf("certificate nodes %+v: want exec.a's input and run folder sealed", c.Nodes)
+		t.Fatalf("memo nodes %+v: want exec.a's input and run folder sealed", c.Nodes)
 	}
 	path := filepath.Join(dir, "in.txt")
 	info, err := os.Stat(path)

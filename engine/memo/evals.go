@@ -1,4 +1,4 @@
-package engine
+package memo
 
 import (
 	"strings"
@@ -10,12 +10,11 @@ import (
 	"github.com/kilnbuild/kiln/engine/proc"
 )
 
-// certEval is what the no-change certificate takes of a node's evaluated
-// configuration: how its program is found and its input patterns. It is
-// noted from the decision that settled the node — each node's turn in an
-// apply, the plan's own decisions in a plan — so that writing the
-// certificate evaluates no node again, and needs nothing of the pipeline's
-// syntax tree.
+// certEval is what the memo takes of a node's evaluated configuration:
+// how its program is found and its input patterns. It is noted from the
+// decision that settled the node — each node's turn in an apply, the
+// plan's own decisions in a plan — so that writing the memo evaluates no
+// node again, and needs nothing of the pipeline's syntax tree.
 type certEval struct {
 	// runner: the kind runs a program it names; known: the node's
 	// environment was known (an upstream value it reads was); named: the
@@ -27,7 +26,7 @@ type certEval struct {
 	patterns []string
 }
 
-// certEvalOf is what the certificate takes of dec; false when dec holds no
+// certEvalOf is what the memo takes of dec; false when dec holds no
 // evaluated configuration.
 func certEvalOf(dec *plan.Decision) (certEval, bool) {
 	if dec.Config == nil || dec.KindNode == nil {
@@ -55,7 +54,7 @@ func certEvalOf(dec *plan.Decision) (certEval, bool) {
 // program is how the node's program is found again, given the program key
 // line its record holds (line, empty for none); nil when it names none. ok
 // is false when the program cannot be found again without the full plan.
-func (e certEval) program(line string) (pr *quickProgram, ok bool) {
+func (e certEval) program(line string) (pr *Program, ok bool) {
 	switch {
 	case !e.runner:
 		return nil, line == ""
@@ -66,19 +65,19 @@ func (e certEval) program(line string) (pr *quickProgram, ok bool) {
 	case !e.named || line == "":
 		return nil, false
 	}
-	return &quickProgram{Name: e.name, Dir: e.dir, Path: e.path, Line: line}, true
+	return &Program{Name: e.name, Dir: e.dir, Path: e.path, Line: line}, true
 }
 
-// certEvals are the nodes' certEvals, noted as they are decided (by
-// several of an apply's goroutines at once).
-type certEvals struct {
+// Evals are the nodes' certEvals, noted as they are decided (by several
+// of an apply's goroutines at once).
+type Evals struct {
 	mu    sync.Mutex
 	nodes map[addr.Node]certEval
 }
 
-// note keeps what the certificate takes of dec, replacing what an earlier
+// Note keeps what the memo takes of dec, replacing what an earlier
 // decision of the same node left.
-func (c *certEvals) note(dec *plan.Decision) {
+func (c *Evals) Note(dec *plan.Decision) {
 	e, ok := certEvalOf(dec)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -92,7 +91,7 @@ func (c *certEvals) note(dec *plan.Decision) {
 	c.nodes[dec.Node.Addr] = e
 }
 
-func (c *certEvals) of(a addr.Node) (certEval, bool) {
+func (c *Evals) of(a addr.Node) (certEval, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.nodes[a]

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/memo"
 	"github.com/kilnbuild/kiln/providers/exec"
 )
 
 // listedPipeline builds a one-node pipeline and plans it again once its run
 // folder is older than the stat cache's racy window, so that the no-change
-// certificate records the folder's listing. It returns the options and the
+// memo records the folder's listing. It returns the options and the
 // run folder.
 func listedPipeline(t *testing.T) (Options, string) {
 	t.Helper()
@@ -38,26 +39,26 @@ func listedPipeline(t *testing.T) (Options, string) {
 	if pl, diags := w.Plan(context.Background()); diags.HasErrors() || pl.HasChanges() {
 		t.Fatalf("plan after the apply: changes %v, %s", pl.HasChanges(), diags.Error())
 	}
-	c, ok := decodeQuickCert(mustRead(t, quickPath(filepath.Join(dir, ".kiln"))))
+	c, ok := memo.Read(filepath.Join(dir, ".kiln"))
 	if !ok {
-		t.Fatal("the certificate does not decode")
+		t.Fatal("the memo does not decode")
 	}
 	if len(c.Nodes) != 1 || c.Nodes[0].Listing == nil || len(c.Nodes[0].Listing.Entries) != 2 {
-		t.Fatalf("certificate nodes %+v: want one node with the listing of its run folder (x, y)", c.Nodes)
+		t.Fatalf("memo nodes %+v: want one node with the listing of its run folder (x, y)", c.Nodes)
 	}
 	if _, ok := QuickCheck(o); !ok {
 		t.Fatal("QuickCheck: not up to date right after a plan without changes")
 	}
 	// That check sealed the run folder: the tests below change it under
 	// its seal.
-	if c, ok = decodeQuickCert(mustRead(t, quickPath(filepath.Join(dir, ".kiln")))); !ok || !c.Nodes[0].Sealed || len(c.Nodes[0].Seal) != 2 {
-		t.Fatalf("certificate after a check that held: %+v; want the run folder sealed (the stamps of x and y)", c)
+	if c, ok = memo.Read(filepath.Join(dir, ".kiln")); !ok || !c.Nodes[0].Sealed || len(c.Nodes[0].Seal) != 2 {
+		t.Fatalf("memo after a check that held: %+v; want the run folder sealed (the stamps of x and y)", c)
 	}
 	return o, w.store.RunPath(c.Nodes[0].Entry)
 }
 
 // TestQuickCheckListingSeesChangesInTheRunFolder: a run folder whose listing
-// the certificate took from its stat is still re-checked file by file, so an
+// the memo took from its stat is still re-checked file by file, so an
 // edit, a new file, a removed file or a changed mode is noticed.
 func TestQuickCheckListingSeesChangesInTheRunFolder(t *testing.T) {
 	for name, change := range map[string]func(run string) error{
@@ -108,14 +109,14 @@ func TestQuickCheckSealBrokenByATouchStillHolds(t *testing.T) {
 	}
 	// Once the touch is older than the racy window, the next check seals
 	// the folder again; the one after that has nothing to add and leaves
-	// the certificate as it is.
+	// the memo as it is.
 	time.Sleep(2100 * time.Millisecond)
 	if _, ok := QuickCheck(o); !ok {
 		t.Fatal("QuickCheck: not up to date on the unchanged pipeline")
 	}
-	path := quickPath(filepath.Join(o.Path, ".kiln"))
-	if c, ok := decodeQuickCert(mustRead(t, path)); !ok || !c.Nodes[0].Sealed {
-		t.Fatalf("certificate after the touch settled: %+v; want the run folder sealed again", c)
+	path := memo.Path(filepath.Join(o.Path, ".kiln"))
+	if c, ok := memo.Read(filepath.Join(o.Path, ".kiln")); !ok || !c.Nodes[0].Sealed {
+		t.Fatalf("memo after the touch settled: %+v; want the run folder sealed again", c)
 	}
 	before, err := os.Stat(path)
 	if err != nil {
@@ -125,15 +126,6 @@ func TestQuickCheckSealBrokenByATouchStillHolds(t *testing.T) {
 		t.Fatal("QuickCheck: not up to date on the unchanged pipeline")
 	}
 	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {
-		t.Errorf("the certificate was written again by a check that had nothing to add (%v)", err)
+		t.Errorf("the memo was written again by a check that had nothing to add (%v)", err)
 	}
-}
-
-func mustRead(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

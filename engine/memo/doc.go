@@ -1,0 +1,48 @@
+// Package memo keeps, for a pipeline that a plan or an apply has just found
+// wholly up to date, what each node's decision rested on, so that the next
+// plan can be made without loading the pipeline: one file,
+// .kiln/cache/memo, in a checksummed binary format (format.go).
+//
+// The memo holds a header for the whole pipeline — a digest of its files,
+// lock, variable files, variables and KILN_VAR_ environment with kiln's
+// version; the state's lineage, serial and the state file's stamp; the
+// files expressions read, exactly as the plan read them; the environment
+// variables keys read — and per node its stable link, store entry and
+// digest, the files its key hashed, the files its input patterns matched,
+// how its program was found, its run folder's listing and the stamps
+// (seals) under which stat alone vouches for its files, and what deciding
+// it again from its recorded key lines takes: its upstreams, kind,
+// resources and whether its key lines can be rewritten at all.
+//
+// What it trusts, and why:
+//   - The pipeline's configuration is the one the memo was written from
+//     while the header holds: every file, variable and environment value an
+//     evaluation can read is in it, so the evaluated configuration of every
+//     node is the one it was decided with. A node that reads an upstream's
+//     values beyond its out path is decided again only by the full plan.
+//   - A stamp (hash.Stamp: device, inode, size, mtime, ctime) taken outside
+//     the racy window stands for a file's content: no write leaves all five
+//     as they were. A stamp is never taken of a symbolic link's target, so
+//     an input that is or holds a link is read again at every plan.
+//   - The state file is the one the memo saw while its stamp holds; any
+//     write to it, a truncation or a flipped bit, falls to the full path,
+//     which checks the file's checksum.
+//   - Nothing else. A missing or damaged memo, a journal (of the state, or
+//     of the runs a dead apply left), a changed byte anywhere above means
+//     the full plan.
+//
+// Check answers "is everything up to date?" from the memo alone. Replan
+// makes the plan after an edit that left the configuration as it was: the
+// same per-node check finds the nodes whose inputs changed; those and their
+// dependents are decided by the Decider of engine/plan (plan.DecideLines)
+// from their recorded key lines rewritten for the new digests (plan.Rekey),
+// against the real state, its history and the store, so a key kept in the
+// store is a restore there as in the full plan. The others are up to date.
+//
+// Nodes whose kind probes the machine or verifies its result, nodes with
+// always_run or sandbox = false, and a narrowed plan (-target, -replace)
+// leave no memo, and every plan is then the full one. Every answer says why
+// it was or was not given through Options.Say (KILN_DEBUG_PLAN=1, why.go);
+// KILN_PLAN_VERIFY=1 makes the command decide it again by the full plan and
+// fail on a difference (cmd/kiln/verify.go).
+package memo
