@@ -56,11 +56,30 @@ func QuickPlan(ctx context.Context, o Options) (*QuickPlanResult, bool) {
 	return &QuickPlanResult{Plan: r.Plan, Root: r.Root, Stamp: StateStamp{Lineage: r.Lineage, Serial: r.Serial}}, true
 }
 
+// consultMemo is the memo for the full plan to consult (memo.Open): the
+// nodes it vouches for are not evaluated. nil when there is none, when it
+// does not hold, or when every node is to be decided (-target, -replace,
+// KILN_DEBUG_KEY, KILN_NO_QUICK), and w.consulted is set to it.
+func (w *Workspace) consultMemo() plan.Memo {
+	w.consulted = nil
+	o := memoOptions(w.opts)
+	if o.Full != "" || w.opts.DebugKey != nil || w.opts.NoMemo {
+		return nil
+	}
+	o.Stat = w.stat
+	c, ok := memo.Open(o)
+	if !ok {
+		return nil
+	}
+	w.consulted = c
+	return c
+}
+
 // writeMemo records the memo after kiln found every node up to date, or
 // removes a stale one when the pipeline does not qualify.
 func (w *Workspace) writeMemo() {
 	memo.Write(memo.From{Options: memoOptions(w.opts), Remote: w.opts.CacheURL != "", Pipeline: w.pipeline, DAG: w.dag,
-		State: w.state, Store: w.store, Stat: w.stat, Decider: w.decider, Evals: &w.evals})
+		State: w.state, Store: w.store, Stat: w.stat, Decider: w.decider, Evals: &w.evals, Consulted: w.consulted})
 }
 
 // machineSources are what this machine offers every pipeline: its CPUs,

@@ -47,6 +47,8 @@ type Options struct {
 	// DebugPlan receives why the memo (the no-change check, the plan after
 	// an edit, the memo written after a plan) was or was not used.
 	DebugPlan func(string)
+	// NoMemo makes every plan decide every node (KILN_NO_QUICK=1).
+	NoMemo bool
 	// StateDir is the state folder; default: .kiln beside the pipeline.
 	StateDir string
 	// StrictLock makes a build that does not reproduce the digest
@@ -98,6 +100,8 @@ type Workspace struct {
 	pools pool.Set
 	// evals are what the memo takes of each node's last decision.
 	evals memo.Evals
+	// consulted is the memo the last plan consulted (consultMemo), or nil.
+	consulted *memo.Consult
 }
 
 // Open loads the pipeline at o.Path and its state. Diagnostics describe
@@ -174,7 +178,12 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	w.decider.Pools = w.Pools(ctx)
 	protection := sandbox.Probe()
 	w.decider.Sandbox = &protection
+	w.decider.Memo = w.consultMemo()
 	pl, diags := w.decider.Make(ctx, w.dag, w.scope)
+	w.decider.Memo = nil
+	if w.consulted != nil {
+		w.consulted.Said(len(pl.Changes))
+	}
 	pl.Moved = w.moves
 	diags = append(diags, w.pipeline.CheckExpressions()...)
 	diags = append(diags, w.decider.SharedNodes()...)

@@ -70,6 +70,9 @@ type decision struct {
 	targets, replace []addr.Node
 	resources        map[string]pool.Given // nil: what this machine offers
 	strict           bool
+	// full: decide every node, the memo not consulted (the full plan
+	// KILN_PLAN_VERIFY checks an answer against).
+	full bool
 }
 
 func (d *decideArgs) parse() (decision, error) {

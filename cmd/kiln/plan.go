@@ -84,6 +84,9 @@ func runPlan(c *cli, args []string) int {
 		decided = pl
 		lineage, serial := w.StateVersion()
 		m = render.ModelPlan(pl, w.Root(), render.StateJSON{Lineage: lineage, Serial: serial}, engine.Version)
+		if c.verifying() && settledAny(pl) && !c.verifyPlan(&a.pipelineArgs, path, m) {
+			return 1
+		}
 	}
 	switch a.format {
 	case "json":
@@ -112,6 +115,17 @@ func runPlan(c *cli, args []string) int {
 		return 2
 	}
 	return 0
+}
+
+// settledAny reports whether the memo vouched for a node of pl, which the
+// full plan did not evaluate.
+func settledAny(pl *engine.Plan) bool {
+	for _, d := range pl.Changes {
+		if d.Settled {
+			return true
+		}
+	}
+	return false
 }
 
 func firstErr(errs ...error) error {

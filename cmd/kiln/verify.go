@@ -97,7 +97,7 @@ func jsonText(v any) string {
 
 // fullModel is the full plan of the pipeline, as plan's views read it.
 func (c *cli) fullModel(p *pipelineArgs, path string) (*render.PlanJSON, bool) {
-	w, ok := c.open(p, path, decision{})
+	w, ok := c.open(p, path, decision{full: true})
 	if !ok {
 		return nil, false
 	}

@@ -60,6 +60,7 @@ func (c *cli) open(p *pipelineArgs, path string, d decision) (*engine.Workspace,
 		o.MaxDynamic = n
 	}
 	o.DebugPlan = c.debugPlan()
+	o.NoMemo = d.full || c.getenv("KILN_NO_QUICK") != ""
 	if c.getenv("KILN_DEBUG_KEY") != "" {
 		var mu sync.Mutex
 		o.DebugKey = func(a addr.Node, key string, lines []string) {

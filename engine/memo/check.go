@@ -1,6 +1,7 @@
 package memo
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,20 +15,36 @@ import (
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
-// checked is what the check of one node found: the input and key files
-// whose digest changed (path → new digest), and whether its result no
-// longer has its recorded digest.
+// checked is what the check of one node found: why it cannot be checked
+// without the full plan ("" when it can), the input and key files whose
+// digest changed (path → new digest), and whether its result no longer
+// has its recorded digest.
 type checked struct {
+	full    string
 	changed map[string]string
 	drift   bool
 }
 
-// checkAll checks every node in parallel (check); false when one cannot
-// be checked without the full plan. linksTrusted: the links folder's stamp
-// is the memo's (see Memo.Links). stopAtChange: the first node whose
-// inputs changed or whose result drifted ends the check (the no-change
-// check, which needs no more).
-func (s *session) checkAll(linksTrusted, stopAtChange bool) ([]checked, bool) {
+// upToDate reports whether the check found the node as recorded, or else
+// why not.
+func (c checked) upToDate(root string) (string, bool) {
+	switch {
+	case c.full != "":
+		return c.full, false
+	case c.drift:
+		return "its result changed outside kiln", false
+	}
+	for p := range c.changed {
+		return "input " + relToRoot(root, p) + " changed", false
+	}
+	return "", true
+}
+
+// checkAll checks every node in parallel (check). linksTrusted: the links
+// folder's stamp is the memo's (see Memo.Links). stopAtMiss: the first
+// node not up to date as recorded ends the check (the no-change check,
+// which needs no more); false when it did.
+func (s *session) checkAll(linksTrusted, stopAtMiss bool) ([]checked, bool) {
 	nodes := s.memo.Nodes
 	if r, ok := hash.OpenRoot(s.store.Root()); ok {
 		s.storeRoot = r
@@ -35,28 +52,44 @@ func (s *session) checkAll(linksTrusted, stopAtChange bool) ([]checked, bool) {
 	}
 	s.reseal = make([]bool, len(nodes))
 	out := make([]checked, len(nodes))
-	ok := parallel(len(nodes), func(i int) bool {
-		var good bool
-		out[i], good = s.check(i, linksTrusted)
-		if good && stopAtChange && len(out[i].changed) > 0 {
-			for p := range out[i].changed {
-				return s.why.miss("%s: input %s changed", nodes[i].Link, relToRoot(s.root, p))
-			}
+	var missed atomic.Bool
+	par.Each(len(nodes), max(4, runtime.GOMAXPROCS(0)), func(i int) {
+		if stopAtMiss && missed.Load() {
+			return
 		}
-		if good && stopAtChange && out[i].drift {
-			return s.why.miss("%s: its result changed outside kiln", nodes[i].Link)
+		out[i] = s.check(i, linksTrusted)
+		if why, ok := out[i].upToDate(s.root); !ok && stopAtMiss && !missed.Swap(true) {
+			s.why.miss("%s: %s", nodes[i].Addr, why)
 		}
-		return good
 	})
-	return out, ok
+	return out, !missed.Load()
+}
+
+// firstMiss is why the first node in order that is not up to date as
+// recorded (with changedOK, whose inputs changed is not one) is not; ""
+// when none.
+func (s *session) firstMiss(checks []checked, changedOK bool) string {
+	for i, c := range checks {
+		if c.full == "" && !c.drift && (changedOK || len(c.changed) == 0) {
+			continue
+		}
+		if why, _ := c.upToDate(s.root); why != "" {
+			return s.memo.Nodes[i].Addr + ": " + why
+		}
+	}
+	return ""
 }
 
 // check re-checks node i: its stable link (unless the links folder's stamp
-// vouches for it), programs and glob matches must hold, or false; its
-// inputs are hashed again, through their seals where these hold, and its
-// result through its seal or by digest.
-func (s *session) check(i int, linksTrusted bool) (checked, bool) {
+// vouches for it), programs and glob matches must hold, or it cannot be
+// checked without the full plan; its inputs are hashed again, through
+// their seals where these hold, and its result through its seal or by
+// digest.
+func (s *session) check(i int, linksTrusted bool) checked {
 	n := &s.memo.Nodes[i]
+	if n.Full != "" {
+		return checked{full: n.Full}
+	}
 	// A seal that does not hold, or one that may be made now (a regular
 	// input or a listed run folder without one), is made again by settle
 	// once the check has held; a node that can never be sealed (a folder
@@ -69,11 +102,14 @@ func (s *session) check(i int, linksTrusted bool) (checked, bool) {
 	var c checked
 	if !linksTrusted {
 		if key, ok := s.store.Linked(n.Link); !ok || key != n.Entry {
-			return c, s.why.miss("%s: its stable link does not lead to its result", n.Link)
+			return checked{full: "its stable link does not lead to its result"}
 		}
 	}
-	if !s.programsHold(n) || !s.globsHold(n) {
-		return c, false
+	if why := s.programsHold(n); why != "" {
+		return checked{full: why}
+	}
+	if why := s.globsHold(n); why != "" {
+		return checked{full: why}
 	}
 	for j, in := range n.Inputs {
 		if j < len(n.InputSeals) && n.InputSeals[j] != (hash.Stamp{}) {
@@ -84,7 +120,7 @@ func (s *session) check(i int, linksTrusted bool) (checked, bool) {
 		}
 		d, err := n.digest(j, s.statCache())
 		if err != nil {
-			return c, s.why.miss("%s: input %s: %v", n.Link, relToRoot(s.root, in.Path), err)
+			return checked{full: fmt.Sprintf("input %s: %v", relToRoot(s.root, in.Path), err)}
 		}
 		if d != in.Digest {
 			if c.changed == nil {
@@ -99,7 +135,7 @@ func (s *session) check(i int, linksTrusted bool) (checked, bool) {
 	}
 	if n.Sealed {
 		if s.sealHolds(n) {
-			return c, true
+			return c
 		}
 		reseal()
 	} else if n.Listing != nil && len(n.Outputs) == 0 {
@@ -107,12 +143,12 @@ func (s *session) check(i int, linksTrusted bool) (checked, bool) {
 	}
 	dir := s.store.RunPath(n.Entry)
 	if dir == "" {
-		return c, s.why.miss("%s: its result is not in the store", n.Link)
+		return checked{full: "its result is not in the store"}
 	}
 	// One worker: the nodes are checked in parallel already.
 	got, _, err := plan.DirDigestWith(dir, s.root, n.Outputs, s.statCache(), hash.TreeOptions{Listing: n.Listing, Workers: 1})
 	c.drift = err != nil || got != n.Digest
-	return c, true
+	return c
 }
 
 // sealHolds reports whether n's run folder still has its seal, with a path
@@ -128,26 +164,28 @@ func (s *session) sealHolds(n *Node) bool {
 	return hash.SealHolds(s.store.RunPath(n.Entry), n.Listing, n.Seal)
 }
 
-// programsHold reports whether n's programs are found again as they were.
-func (s *session) programsHold(n *Node) bool {
+// programsHold is why n's programs are not found again as they were; ""
+// when they are.
+func (s *session) programsHold(n *Node) string {
 	for _, pr := range n.Programs {
 		line, err := plan.ResolveProgram(s.root, s.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, s.statCache())
 		if err != nil || line != pr.Line {
-			return s.why.miss("%s: its program %s is found elsewhere or changed", n.Link, pr.Name)
+			return fmt.Sprintf("its program %s is found elsewhere or changed", pr.Name)
 		}
 	}
-	return true
+	return ""
 }
 
-// globsHold reports whether n's input patterns match the files they did.
-func (s *session) globsHold(n *Node) bool {
+// globsHold is why n's input patterns do not match the files they did; ""
+// when they do.
+func (s *session) globsHold(n *Node) string {
 	for _, g := range n.Globs {
 		got, err := plan.ResolveInputs(s.root, []string{g.Pattern})
 		if err != nil || !slices.Equal(got, g.Matches) {
-			return s.why.miss("%s: the files input %q matches changed", n.Link, g.Pattern)
+			return fmt.Sprintf("the files input %q matches changed", g.Pattern)
 		}
 	}
-	return true
+	return ""
 }
 
 // digest hashes the j-th of n's inputs as the key did: an input with its

@@ -39,10 +39,22 @@
 // against the real state, its history and the store, so a key kept in the
 // store is a restore there as in the full plan. The others are up to date.
 //
-// Nodes whose kind probes the machine or verifies its result, nodes with
-// always_run or sandbox = false, and a narrowed plan (-target, -replace)
-// leave no memo, and every plan is then the full one. Every answer says why
-// it was or was not given through Options.Say (KILN_DEBUG_PLAN=1, why.go);
-// KILN_PLAN_VERIFY=1 makes the command decide it again by the full plan and
-// fail on a difference (cmd/kiln/verify.go).
+// The full plan consults the memo too (Consult, as plan.Decider.Memo). A
+// node the memo cannot vouch for — its kind probes the machine or verifies
+// its result, always_run, sandbox = false, exports not known until it runs
+// — is in it with why (Node.Full) and the digest of its value: the plan
+// decides it, and every node whose inputs changed, whose result drifted or
+// one of whose upstreams' values is not the one it was decided with. Every
+// other node is up to date as recorded and is not evaluated: its value is
+// made from its record and the exports the memo kept, and must digest to
+// the recorded one. So a pipeline with a service, a toolchain or a git
+// checkout evaluates only those and what their values reach, and only such
+// a pipeline's no-change check and plan after an edit (which load no HCL)
+// give way to the full plan. A narrowed plan (-target, -replace) neither
+// consults nor writes a memo.
+//
+// Every answer says why it was or was not given through Options.Say
+// (KILN_DEBUG_PLAN=1, why.go), per node for the full plan's;
+// KILN_PLAN_VERIFY=1 makes the command decide it again by the full plan,
+// the memo not consulted, and fail on a difference (cmd/kiln/verify.go).
 package memo

@@ -8,14 +8,20 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/proc"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // certEval is what the memo takes of a node's evaluated configuration:
-// how its program is found and its input patterns. It is noted from the
-// decision that settled the node — each node's turn in an apply, the
-// plan's own decisions in a plan — so that writing the memo evaluates no
-// node again, and needs nothing of the pipeline's syntax tree.
+// how its program is found, its input patterns, its kind's exports and
+// what blocked it, for its value. It is noted from the decision that
+// settled the node — each node's turn in an apply, the plan's own
+// decisions in a plan — so that writing the memo evaluates no node again,
+// and needs nothing of the pipeline's syntax tree. A node the memo vouched
+// for (plan.Decision.Settled) keeps what the memo held of it.
 type certEval struct {
+	settled bool
+	blocked string
+	exports map[string]cty.Value
 	// runner: the kind runs a program it names; known: the node's
 	// environment was known (an upstream value it reads was); named: the
 	// configuration names a program, name in dir, searched on path.
@@ -29,10 +35,13 @@ type certEval struct {
 // certEvalOf is what the memo takes of dec; false when dec holds no
 // evaluated configuration.
 func certEvalOf(dec *plan.Decision) (certEval, bool) {
+	if dec.Settled {
+		return certEval{settled: true}, true
+	}
 	if dec.Config == nil || dec.KindNode == nil {
 		return certEval{}, false
 	}
-	var e certEval
+	e := certEval{blocked: dec.Blocked, exports: dec.Kind.Exports(dec.KindNode)}
 	for _, pat := range dec.Config.Inputs {
 		if strings.ContainsAny(pat, "*?[") {
 			e.patterns = append(e.patterns, pat)

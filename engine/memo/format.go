@@ -99,6 +99,14 @@ func encode(c *Memo) ([]byte, bool) {
 	for _, n := range c.Nodes {
 		w.str(n.Addr)
 		w.str(n.Kind)
+		w.str(n.Full)
+		w.str(n.Value)
+		w.uint(uint64(len(n.Exports)))
+		for _, e := range n.Exports {
+			w.str(e.Name)
+			w.str(e.Type)
+			w.str(e.Value)
+		}
 		w.str(n.Link)
 		w.str(n.Entry)
 		w.str(n.Digest)
@@ -341,7 +349,14 @@ func decode(data []byte) (*Memo, bool) {
 	listings := make([]hash.Listing, 0, n)
 	for i := range c.Nodes {
 		q := &c.Nodes[i]
-		q.Addr, q.Kind, q.Link, q.Entry, q.Digest = r.str(), r.str(), r.str(), r.str(), r.str()
+		q.Addr, q.Kind, q.Full, q.Value = r.str(), r.str(), r.str(), r.str()
+		if k := r.count(3); k > 0 {
+			q.Exports = make([]Export, k)
+			for j := range q.Exports {
+				q.Exports[j] = Export{Name: r.str(), Type: r.str(), Value: r.str()}
+			}
+		}
+		q.Link, q.Entry, q.Digest = r.str(), r.str(), r.str()
 		q.Inputs = r.files()
 		k := r.uint()
 		if k > uint64(len(q.Inputs)) {

@@ -18,9 +18,9 @@ func sampleMemo() *Memo {
 			{Path: "/p/kiln.lock.hcl"}},
 		Links:   &links,
 		Replans: "",
-		Order:   []int32{1, 0},
+		Order:   []int32{1, 2, 0},
 		Nodes: []Node{
-			{Addr: "exec.a", Kind: "exec", Link: "exec.a", Entry: "ab12-r1", Digest: "dig", Inputs: []File{{Path: "/p/in", Digest: "i1"}, {Path: "/p/requirements.txt", Digest: "k1"}},
+			{Addr: "exec.a", Kind: "exec", Value: "v1", Exports: []Export{{Name: "path", Type: `"string"`, Value: `"/p/x"`}}, Link: "exec.a", Entry: "ab12-r1", Digest: "dig", Inputs: []File{{Path: "/p/in", Digest: "i1"}, {Path: "/p/requirements.txt", Digest: "k1"}},
 				KeyFiles:   1,
 				InputSeals: []hash.Stamp{{Dev: 3, Ino: 4, Size: 5, Mtime: 6, Ctime: 7}, {}},
 				Globs:      []Glob{{Pattern: "data/*.txt", Matches: []string{"data/1.txt", "data/é 2.txt"}}},
@@ -30,6 +30,7 @@ func sampleMemo() *Memo {
 					Entries: []hash.Entry{{Path: "x", Kind: 'f'}, {Path: "l", Kind: 'l', Target: "../x"}}},
 				Sealed: true, Seal: []hash.Stamp{{Dev: 13, Ino: 14, Size: 15, Mtime: 16, Ctime: 17}},
 				Deps: []int32{1}, Resources: map[string]int64{"cpu": 2, "mem_mb": -1}, Rekeyable: true},
+			{Addr: "service.b", Kind: "service", Full: "kind service probes the machine at every plan", Value: "v2"},
 			{Addr: "exec.b", Kind: "exec", Link: "exec.b", Entry: "cd34-r2", Digest: "dig2", Sealed: true, Resumable: true},
 		},
 	}
@@ -76,7 +77,7 @@ func TestMemoRefusesDamage(t *testing.T) {
 		t.Error("decoded a memo of another format")
 	}
 	past := sampleMemo()
-	past.Nodes[0].Deps = []int32{2}
+	past.Nodes[0].Deps = []int32{3}
 	if b, ok := encode(past); !ok {
 		t.Fatal("encode")
 	} else if _, ok := decode(b); ok {

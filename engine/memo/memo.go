@@ -63,11 +63,22 @@ type Source struct {
 // Node is what one node's decision rested on, and what deciding it again
 // from its recorded key lines takes.
 type Node struct {
-	Addr   string
-	Kind   string
-	Link   string // its stable link's name in .kiln/out
-	Entry  string
-	Digest string
+	Addr string
+	Kind string
+	// Full, when not "", is why the node is decided by the full plan at
+	// every plan (its kind probes the machine, always_run, ...): the memo
+	// then holds only its Addr, Kind and Value.
+	Full string
+	// Value is the digest of the node's value as its dependents read it
+	// (valueDigest): a dependent is up to date as recorded only while each
+	// of its upstreams' values has the digest recorded here.
+	Value string
+	// Exports are the kind's exports, for the node's value when the memo
+	// vouches for it (plan.Decision.Exports).
+	Exports []Export
+	Link    string // its stable link's name in .kiln/out
+	Entry   string
+	Digest  string
 	// Inputs are the files of the key's input lines, hashed with their
 	// links followed (plan.InputDigest), then the KeyFiles files of its
 	// file lines, hashed as they are (digestAny).
@@ -98,6 +109,9 @@ type Node struct {
 	// upstream digest is all that changes its key lines (plan.Rekey).
 	Rekeyable bool
 }
+
+// Export is one of a kind's exports: its cty type and value as JSON.
+type Export struct{ Name, Type, Value string }
 
 // Program is how a node's program was found and the program key line it
 // gave: found again the same way, it must give the same line.

@@ -1,6 +1,7 @@
 package memo
 
 import (
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/pool"
 )
@@ -18,4 +19,7 @@ type Options struct {
 	Pools pool.Set    // this machine's pools, as the full plan finds them
 	// Say prints why the memo was or was not used (KILN_DEBUG_PLAN).
 	Say func(string)
+	// Stat is the stat cache to hash through, when the caller holds it
+	// (the full plan's); by default the state folder's is loaded.
+	Stat *hash.StatCache
 }

@@ -44,9 +44,11 @@ func Replan(ctx context.Context, o Options) (*Result, bool) {
 		return nil, why.miss("%s", m.Replans)
 	}
 	links, linksOK := hash.StampOf(s.store.LinksDir())
-	checks, ok := s.checkAll(linksOK && m.Links != nil && *m.Links == links, false)
-	if !ok {
-		return nil, false
+	checks, _ := s.checkAll(linksOK && m.Links != nil && *m.Links == links, false)
+	for i, c := range checks {
+		if c.full != "" {
+			return nil, why.miss("%s: %s", m.Nodes[i].Addr, c.full)
+		}
 	}
 	// Nodes whose inputs changed, and their dependents, are decided again;
 	// the others must still have their results as recorded.

@@ -64,6 +64,9 @@ func open(o Options, why *whyNot) (*session, bool) {
 		return nil, why.miss("an apply is running, or one died")
 	}
 	s := &session{memo: m, info: info, root: root, stateDir: stateDir, store: state.OpenStore(stateDir), why: why}
+	if o.Stat != nil {
+		s.statOnce.Do(func() { s.stat = o.Stat }) // the caller saves it
+	}
 	sealed := make(map[string]Source, len(m.Sources))
 	for _, src := range m.Sources {
 		sealed[src.Path] = src

@@ -28,6 +28,9 @@ type From struct {
 	Stat     *hash.StatCache
 	Decider  *plan.Decider // for what kiln.lock.hcl says of each result
 	Evals    *Evals
+	// Consulted is the memo the plan consulted, for the nodes it vouched
+	// for (nil when none).
+	Consulted *Consult
 }
 
 // Write records the memo of f, or removes a stale one when the pipeline
@@ -119,37 +122,46 @@ func (f From) memo(why *whyNot) (*Memo, bool) {
 }
 
 // node is what the memo holds of n, adding to env the digests of the
-// environment variables its key read; false when n cannot be checked
-// without the full plan.
+// environment variables its key read; false when the memo cannot be
+// written. A node the memo cannot vouch for is still in it, with why
+// (Node.Full) and its value, for its dependents.
 func (f From) node(n *config.Node, env map[string]string, why *whyNot) (Node, bool) {
 	p := f.Pipeline
 	k := n.Block.Kind
-	if _, probes := k.(kind.Prober); probes {
-		return Node{}, why.miss("%s: kind %s probes the machine at every plan", n.Addr, k.Name())
-	}
-	if _, verifies := k.(kind.Verifier); verifies {
-		return Node{}, why.miss("%s: kind %s verifies its result at every plan", n.Addr, k.Name())
-	}
 	r := f.State.Records[n.Addr.String()]
-	switch {
-	case n.Meta.AlwaysRun:
-		return Node{}, why.miss("%s: always_run", n.Addr)
-	case n.Meta.Unsandboxed != "":
-		// The plan names the reason, which the memo does not hold.
-		return Node{}, why.miss("%s: sandbox = false", n.Addr)
-	case !r.Good() || r.Failure != nil || r.Entry == "":
-		return Node{}, why.miss("%s: no good result", n.Addr)
-	case r.Attrs[plan.AttrDigestBy] == "kind":
-		return Node{}, why.miss("%s: its kind gives its digest", n.Addr)
-	}
-	mn := Node{Addr: n.Addr.String(), Kind: k.Name(), Link: n.Addr.FileName(), Entry: r.Entry, Digest: r.Digest,
-		Resources: n.Meta.Resources, Resumable: n.Meta.Resumable, Rekeyable: n.ReadsOnlyOut() && len(n.InputsFrom) == 0}
+	mn := Node{Addr: n.Addr.String(), Kind: k.Name()}
 	e, decided := f.Evals.of(n.Addr)
-	if !decided {
-		return Node{}, why.miss("%s: not decided by this plan or apply", n.Addr)
+	exportsKept := true
+	if decided && !e.settled && r.Good() {
+		mn.Value = f.value(n, r, e)
+		mn.Exports, exportsKept = encodeExports(e.exports)
 	}
+	if mn.Full = f.full(n, r, decided); mn.Full == "" && !exportsKept {
+		mn.Full = "its kind's exports are not known until it runs"
+	}
+	if mn.Full != "" {
+		mn.Exports = nil
+		return mn, true
+	}
+	if e.settled {
+		old, ok := f.Consulted.node(mn.Addr)
+		if !ok || old.Entry != r.Entry || old.Digest != r.Digest {
+			mn.Full = "the memo it was up to date by is gone"
+			return mn, true
+		}
+		mn = old
+		mn.Deps = nil // the new memo's order gives them again (replans)
+		if mn.Listing == nil {
+			// Listed now that the folder may be older than the racy window.
+			mn.Listing, _ = hash.ListFolder(f.Store.RunPath(r.Entry))
+		}
+		keyEnv(r, env)
+		return mn, true
+	}
+	mn.Link, mn.Entry, mn.Digest = n.Addr.FileName(), r.Entry, r.Digest
+	mn.Resources, mn.Resumable, mn.Rekeyable = n.Meta.Resources, n.Meta.Resumable, n.ReadsOnlyOut() && len(n.InputsFrom) == 0
 	if pr, ok := e.program(programLine(r)); !ok {
-		return Node{}, why.miss("%s: its program cannot be found again without the full plan", n.Addr)
+		return Node{Addr: mn.Addr, Kind: mn.Kind, Value: mn.Value, Full: "its program cannot be found again without the full plan"}, true
 	} else if pr != nil {
 		mn.Programs = append(mn.Programs, *pr)
 		// The PATH the program was found on starts from kiln's own.
@@ -162,7 +174,7 @@ func (f From) node(n *config.Node, env map[string]string, why *whyNot) (Node, bo
 	for _, pat := range e.patterns {
 		matches, err := plan.ResolveInputs(p.Root, []string{pat})
 		if err != nil {
-			return Node{}, why.miss("%s: %v", n.Addr, err)
+			return Node{Addr: mn.Addr, Kind: mn.Kind, Value: mn.Value, Full: err.Error()}, true
 		}
 		mn.Globs = append(mn.Globs, Glob{Pattern: pat, Matches: matches})
 	}
@@ -182,14 +194,55 @@ func (f From) node(n *config.Node, env map[string]string, why *whyNot) (Node, bo
 			if path, ok := inputPath(p.Root, subject); ok {
 				keyFiles = append(keyFiles, File{Path: path, Digest: value})
 			}
-		case "env":
-			env[subject] = value
 		case "from":
 			mn.Rekeyable = false
 		}
 	}
+	keyEnv(r, env)
 	mn.Inputs, mn.KeyFiles = append(mn.Inputs, keyFiles...), len(keyFiles)
 	return mn, true
+}
+
+// full is why n is decided by the full plan at every plan, "" when the memo
+// can vouch for it.
+func (f From) full(n *config.Node, r *state.Record, decided bool) string {
+	k := n.Block.Kind
+	if _, probes := k.(kind.Prober); probes {
+		return "kind " + k.Name() + " probes the machine at every plan"
+	}
+	if _, verifies := k.(kind.Verifier); verifies {
+		return "kind " + k.Name() + " verifies its result at every plan"
+	}
+	switch {
+	case n.Meta.AlwaysRun:
+		return "always_run"
+	case n.Meta.Unsandboxed != "":
+		// The plan names the reason, which the memo does not hold.
+		return "sandbox = false"
+	case !r.Good() || r.Failure != nil || r.Entry == "":
+		return "no good result"
+	case r.Attrs[plan.AttrDigestBy] == "kind":
+		return "its kind gives its digest"
+	case !decided:
+		return "not decided by this plan or apply"
+	}
+	return ""
+}
+
+// value is the digest of n's value as its dependents read it after the
+// plan or apply that writes the memo.
+func (f From) value(n *config.Node, r *state.Record, e certEval) string {
+	dec := &plan.Decision{Node: n, Kind: n.Block.Kind, Record: r, Action: plan.NoOp, Blocked: e.blocked, Exports: e.exports}
+	return valueDigest(f.Decider.ValueAfter(dec))
+}
+
+// keyEnv adds to env the environment variables r's key read.
+func keyEnv(r *state.Record, env map[string]string) {
+	for _, l := range r.KeyLines {
+		if label, subject, value := plan.SplitKeyLine(l); label == "env" {
+			env[subject] = value
+		}
+	}
 }
 
 // replans is why a plan after an edit cannot be made from m, "" when it

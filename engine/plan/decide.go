@@ -53,6 +53,17 @@ type Decider struct {
 	// Sandbox is what confines sealed runs here, for the plan to say
 	// (sandbox.Probe); nil says nothing.
 	Sandbox *sandbox.Protection
+	// Memo, when set, vouches for nodes that are up to date as it
+	// recorded them (engine/memo): Make takes their decisions from it
+	// instead of evaluating them.
+	Memo Memo
+}
+
+// Memo gives the decision of a node that is up to date as the memo of the
+// last up-to-date plan recorded it, given its upstreams' values now; false
+// when the node must be decided (see engine/memo, Consult).
+type Memo interface {
+	Settled(d *Decider, n *config.Node, vals config.Values) (*Decision, bool)
 }
 
 // LockedBuild is what kiln.lock.hcl records of a node's last build.
@@ -114,7 +125,12 @@ type Decision struct {
 	// Protected: the decision would replace a protected node's result;
 	// apply refuses it unless -replace names the node.
 	Protected bool
-	Diags     hcl.Diagnostics
+	// Settled: the memo vouched for the node (Decider.Memo), which was
+	// not evaluated; Exports are then its kind's exports as the memo
+	// recorded them, for ValueAfter.
+	Settled bool
+	Exports map[string]cty.Value
+	Diags   hcl.Diagnostics
 
 	// Inputs are the files the key hashed, as [path relative to the
 	// pipeline folder, digest]: the resolved inputs (the first InputCount),

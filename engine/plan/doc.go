@@ -24,7 +24,12 @@
 // Make decides the nodes in waves: a wave holds the nodes whose upstream
 // nodes are all in earlier waves, and its nodes are decided in parallel,
 // each seeing the values of its upstream nodes as when the nodes are
-// decided one by one (as they are while KILN_DEBUG_KEY prints keys).
+// decided one by one (as they are while KILN_DEBUG_KEY prints keys). A
+// Decider with a Memo (engine/memo) takes from it the decisions of the
+// nodes it vouches for, up to date as recorded, instead of evaluating
+// them; every other node is decided by Decide. DecideLines and Unchanged
+// (lines.go) are the same decisions made from a node's recorded key lines,
+// for the memo's plan that loads no pipeline.
 //
 // StaticLines, for kiln diff, add what a key holds through the
 // configuration: the lock's pins and the files expressions read.

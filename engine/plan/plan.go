@@ -135,7 +135,14 @@ func (d *Decider) decideWave(ctx context.Context, dag *DAG, wave []int, vals *Va
 	}
 	after := make([]cty.Value, len(todo))
 	decide := func(i int) {
-		dec := d.Decide(ctx, dag.Nodes[todo[i]], vals)
+		n := dag.Nodes[todo[i]]
+		dec, settled := (*Decision)(nil), false
+		if d.Memo != nil {
+			dec, settled = d.Memo.Settled(d, n, vals)
+		}
+		if !settled {
+			dec = d.Decide(ctx, n, vals)
+		}
 		decided[todo[i]] = []*Decision{dec}
 		after[i] = d.ValueAfter(dec)
 	}
@@ -198,6 +205,10 @@ func (d *Decider) ValueAfter(dec *Decision) cty.Value {
 	}
 	if dec.KindNode != nil {
 		for k, v := range dec.Kind.Exports(dec.KindNode) {
+			attrs[k] = v
+		}
+	} else {
+		for k, v := range dec.Exports {
 			attrs[k] = v
 		}
 	}
