@@ -65,21 +65,6 @@ func (s *session) checkAll(linksTrusted, stopAtMiss bool) ([]checked, bool) {
 	return out, !missed.Load()
 }
 
-// firstMiss is why the first node in order that is not up to date as
-// recorded (with changedOK, whose inputs changed is not one) is not; ""
-// when none.
-func (s *session) firstMiss(checks []checked, changedOK bool) string {
-	for i, c := range checks {
-		if c.full == "" && !c.drift && (changedOK || len(c.changed) == 0) {
-			continue
-		}
-		if why, _ := c.upToDate(s.root); why != "" {
-			return s.memo.Nodes[i].Addr + ": " + why
-		}
-	}
-	return ""
-}
-
 // check re-checks node i: its stable link (unless the links folder's stamp
 // vouches for it), programs and glob matches must hold, or it cannot be
 // checked without the full plan; its inputs are hashed again, through
