@@ -13,18 +13,19 @@ import (
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
-// storeFree is the free space, in bytes, of the filesystem holding dir, or
-// of its nearest existing parent (a store not made yet). Tests replace it.
-var storeFree = func(dir string) (uint64, error) {
+// storeFree is the free and the used space, in bytes, of the filesystem
+// holding dir, or of its nearest existing parent (a store not made yet).
+// Tests replace it.
+var storeFree = func(dir string) (free, used uint64, err error) {
 	for {
 		var st syscall.Statfs_t
 		err := syscall.Statfs(dir, &st)
 		if err == nil {
-			return st.Bavail * uint64(st.Bsize), nil
+			return st.Bavail * uint64(st.Bsize), (st.Blocks - st.Bfree) * uint64(st.Bsize), nil
 		}
 		parent := filepath.Dir(dir)
 		if !errors.Is(err, syscall.ENOENT) || parent == dir {
-			return 0, err
+			return 0, 0, err
 		}
 		dir = parent
 	}
@@ -46,8 +47,11 @@ type resultSize struct {
 // quick.
 func StoreSpaceWarning(pl *plan.Plan, stateDir string) string {
 	store := state.OpenStore(stateDir)
-	free, err := storeFree(store.Root())
-	if err != nil || pl == nil {
+	free, used, err := storeFree(store.Root())
+	if err != nil || pl == nil || used <= free {
+		// The results on the disk take no more than it holds: while that
+		// is less than its free space, there is room for all of them
+		// again, and nothing need be weighed.
 		return ""
 	}
 	var sizes []resultSize

@@ -35,7 +35,7 @@ exec "small" {
 	}
 	real := storeFree
 	t.Cleanup(func() { storeFree = real })
-	storeFree = func(string) (uint64, error) { return 1_500_000, nil }
+	storeFree = func(string) (uint64, uint64, error) { return 1_500_000, 1 << 30, nil }
 	stateDir := filepath.Join(dir, ".kiln")
 	plan := func(vars map[string]string) string {
 		t.Helper()
@@ -63,9 +63,15 @@ exec "small" {
 	if got := plan(map[string]string{"round": "2"}); !strings.Contains(got, want) {
 		t.Errorf("the plan after a change warns %q, want %q", got, want)
 	}
-	storeFree = func(string) (uint64, error) { return 1 << 40, nil }
+	storeFree = func(string) (uint64, uint64, error) { return 1 << 40, 1 << 41, nil }
 	if got := plan(map[string]string{"round": "2"}); got != "" {
 		t.Errorf("with a terabyte free the plan warns: %s", got)
+	}
+	// A disk that holds less than it has free has room for all its
+	// results again: the plan weighs none.
+	storeFree = func(string) (uint64, uint64, error) { return 1_500_000, 1_000_000, nil }
+	if got := plan(map[string]string{"round": "2"}); got != "" {
+		t.Errorf("with less used than free on the disk the plan warns: %s", got)
 	}
 }
 

@@ -43,8 +43,19 @@ func Replan(ctx context.Context, o Options) (*Result, bool) {
 	if m.Replans != "" {
 		return nil, why.miss("%s", m.Replans)
 	}
+	// The state loads while the nodes are checked: deciding needs it.
+	type loaded struct {
+		st  *state.State
+		err error
+	}
+	stateCh := make(chan loaded, 1)
+	go func() {
+		st, err := state.Load(s.stateDir)
+		stateCh <- loaded{st, err}
+	}()
 	links, linksOK := hash.StampOf(s.store.LinksDir())
 	checks, _ := s.checkAll(linksOK && m.Links != nil && *m.Links == links, false)
+	ld := <-stateCh
 	for i, c := range checks {
 		if c.full != "" {
 			return nil, why.miss("%s: %s", m.Nodes[i].Addr, c.full)
@@ -63,8 +74,8 @@ func Replan(ctx context.Context, o Options) (*Result, bool) {
 			return nil, why.miss("%s: its result changed outside kiln", m.Nodes[i].Link)
 		}
 	}
-	st, err := state.Load(s.stateDir)
-	if err != nil || st.Lineage != m.Lineage || st.Serial != m.Serial {
+	st := ld.st
+	if ld.err != nil || st.Lineage != m.Lineage || st.Serial != m.Serial {
 		return nil, why.miss("the state does not load as the memo saw it")
 	}
 	pl, ok := s.decide(ctx, st, checks, dirty, o)
