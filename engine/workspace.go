@@ -287,6 +287,14 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	if d.HasErrors() {
 		return nil, &run.DiagError{Diags: d}
 	}
+	// The memo is checked before the run log is opened; a node it vouches
+	// for is up to date at its turn without being evaluated, while its
+	// upstreams' values are the recorded ones (a node that ran changes
+	// them). Moved blocks change addresses under it: no memo then.
+	consult := w.consultMemo()
+	if len(moves) > 0 {
+		consult, w.consulted = nil, nil
+	}
 	cache, err := w.cacheOptions()
 	if err != nil {
 		return nil, err
@@ -311,6 +319,8 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 	// live state concurrently.
 	w.bindDecider()
 	w.decider.MovedFrom = nil
+	w.decider.Memo = consult
+	defer func() { w.decider.Memo = nil }()
 	w.decider.State = w.state.Snapshot()
 	w.records = plan.OpenRecords(w.decider.State, w.store)
 	w.decider.Records = w.records
@@ -328,6 +338,9 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace), Decided: w.evals.Note,
 	}}
 	res, applyErr := a.Apply(ctx)
+	if w.consulted != nil && consult != nil && res != nil {
+		w.consulted.Said(len(res.Nodes))
+	}
 	return w.endApply(ctx, a, res, applyErr, writer, runs, rec)
 }
 

@@ -39,7 +39,9 @@
 // against the real state, its history and the store, so a key kept in the
 // store is a restore there as in the full plan. The others are up to date.
 //
-// The full plan consults the memo too (Consult, as plan.Decider.Memo). A
+// The full plan and an apply consult the memo too (Consult, as
+// plan.Decider.Memo, which Decide asks first; an apply checks it before it
+// starts and asks at each node's turn). A
 // node the memo cannot vouch for — its kind probes the machine or verifies
 // its result, always_run, sandbox = false, exports not known until it runs
 // — is in it with why (Node.Full) and the digest of its value: the plan
@@ -50,8 +52,8 @@
 // the recorded one. So a pipeline with a service, a toolchain or a git
 // checkout evaluates only those and what their values reach, and only such
 // a pipeline's no-change check and plan after an edit (which load no HCL)
-// give way to the full plan. A narrowed plan (-target, -replace) neither
-// consults nor writes a memo.
+// give way to the full plan. A narrowed plan (-target, -replace), an
+// apply of moved blocks, KILN_DEBUG_KEY and KILN_NO_QUICK consult no memo.
 //
 // Every answer says why it was or was not given through Options.Say
 // (KILN_DEBUG_PLAN=1, why.go), per node for the full plan's;

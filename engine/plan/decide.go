@@ -54,8 +54,9 @@ type Decider struct {
 	// (sandbox.Probe); nil says nothing.
 	Sandbox *sandbox.Protection
 	// Memo, when set, vouches for nodes that are up to date as it
-	// recorded them (engine/memo): Make takes their decisions from it
-	// instead of evaluating them.
+	// recorded them (engine/memo): Decide takes their decisions from it
+	// instead of evaluating them, in a plan and at each node's turn in an
+	// apply.
 	Memo Memo
 }
 
@@ -141,7 +142,18 @@ type Decision struct {
 
 // Decide decides what n needs given the values of its upstream nodes. An
 // upstream value whose digest is unknown means that node will run first.
+// A node the Memo vouches for is up to date without being evaluated.
 func (d *Decider) Decide(ctx context.Context, n *config.Node, vals config.Values) *Decision {
+	if d.Memo != nil {
+		if dec, ok := d.Memo.Settled(d, n, vals); ok {
+			return dec
+		}
+	}
+	return d.evaluate(ctx, n, vals)
+}
+
+// evaluate decides n from its evaluated configuration.
+func (d *Decider) evaluate(ctx context.Context, n *config.Node, vals config.Values) *Decision {
 	p := d.Pipeline
 	k := n.Block.Kind
 	vals = &onceValues{vals: vals}

@@ -136,13 +136,7 @@ func (d *Decider) decideWave(ctx context.Context, dag *DAG, wave []int, vals *Va
 	after := make([]cty.Value, len(todo))
 	decide := func(i int) {
 		n := dag.Nodes[todo[i]]
-		dec, settled := (*Decision)(nil), false
-		if d.Memo != nil {
-			dec, settled = d.Memo.Settled(d, n, vals)
-		}
-		if !settled {
-			dec = d.Decide(ctx, n, vals)
-		}
+		dec := d.Decide(ctx, n, vals)
 		decided[todo[i]] = []*Decision{dec}
 		after[i] = d.ValueAfter(dec)
 	}
