@@ -17,6 +17,9 @@ func Check(o Options) (nodes int, upToDate bool) {
 	if !ok {
 		return 0, false
 	}
+	if full := s.fullNode(); full != "" {
+		return 0, s.why.miss("%s", full)
+	}
 	start := time.Now()
 	links, linksOK := hash.StampOf(s.store.LinksDir())
 	trusted := linksOK && s.memo.Links != nil && *s.memo.Links == links

@@ -40,6 +40,9 @@ func Replan(ctx context.Context, o Options) (*Result, bool) {
 		return nil, false
 	}
 	m := s.memo
+	if full := s.fullNode(); full != "" {
+		return nil, why.miss("%s", full)
+	}
 	if m.Replans != "" {
 		return nil, why.miss("%s", m.Replans)
 	}

@@ -133,3 +133,15 @@ func sameRead(f config.FileRead, stat func() *hash.StatCache) bool {
 	}
 	return false
 }
+
+// fullNode is why the memo's answers that load no pipeline cannot be
+// given: the first node the full plan decides at every plan, and why; ""
+// when there is none.
+func (s *session) fullNode() string {
+	for _, n := range s.memo.Nodes {
+		if n.Full != "" {
+			return n.Addr + ": " + n.Full
+		}
+	}
+	return ""
+}
