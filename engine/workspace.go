@@ -42,7 +42,8 @@ type Options struct {
 	// override the pipeline's pool blocks and what a host node reports.
 	// Plan and apply both decide with the pools they make (Pools).
 	Resources map[string]pool.Given
-	// DebugKey receives every key computed, with its lines.
+	// DebugKey receives every key computed, with its lines as they show
+	// (with their notes).
 	DebugKey func(a addr.Node, key string, lines []string)
 	// DebugPlan receives why the memo (the no-change check, the plan after
 	// an edit, the memo written after a plan) was or was not used.
@@ -151,7 +152,7 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 			return w, diags, w.withSuggestion(fmt.Errorf("-replace %s: no such node in the pipeline", r), []addr.Node{r})
 		}
 	}
-	w.decider = &plan.Decider{DebugKey: o.DebugKey, Pipeline: p, Replace: replace, MovedFrom: movedFrom(moves), Targeted: len(o.Targets) > 0}
+	w.decider = &plan.Decider{DebugKey: showKey(o.DebugKey), Pipeline: p, Replace: replace, MovedFrom: movedFrom(moves), Targeted: len(o.Targets) > 0}
 	w.bindDecider()
 	return w, diags, nil
 }
@@ -533,4 +534,18 @@ func (w *Workspace) traced(trace []addr.Node) map[string]bool {
 		}
 	}
 	return out
+}
+
+// showKey gives debug the lines of each key as they show.
+func showKey(debug func(addr.Node, string, []string)) func(addr.Node, string, []hash.Line) {
+	if debug == nil {
+		return nil
+	}
+	return func(a addr.Node, key string, lines []hash.Line) {
+		text := make([]string, len(lines))
+		for i, l := range lines {
+			text[i] = l.Show()
+		}
+		debug(a, key, text)
+	}
 }

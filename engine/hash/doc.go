@@ -3,12 +3,14 @@
 // digest of what a node produced (Tree, a Merkle hash over a file, a symlink
 // or a folder).
 //
-// Key lines are "label value", one logical line per physical line: a value
-// (or label) that contains a control character, is not valid UTF-8 or starts
-// with a double quote is written strconv.Quote'd, so no value can forge a
-// second line or collide with another value. A line may carry a note after
-// " # " (AddNoted: the address of the upstream a dep line's digest belongs
-// to) that Lines shows and Sum leaves out, so a name never enters a key.
+// A key line is a typed Line (label, subject, value, note), kept and stored
+// as those fields. It is hashed as the text "label subject value", one
+// logical line per physical line: a value (or label) that contains a control
+// character, is not valid UTF-8 or starts with a double quote is written
+// strconv.Quote'd, so no value can forge a second line or collide with
+// another value. The note (the address of the upstream a dep line's digest
+// belongs to) is shown after " # " and never hashed, so a name never enters
+// a key.
 // Node kinds build their digests as Keys too (a toolchain's captured
 // variables, a checkout's commit and patches), so one escaping rule guards
 // every labelled hash; ReplaceFolder writes the state, pipeline and output

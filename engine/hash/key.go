@@ -11,8 +11,7 @@ const FormatVersion = "kiln-key-4"
 // Key accumulates the labelled lines of a node's key, in the order they are
 // added. The zero Key is ready to use and equals NewKey().
 type Key struct {
-	lines []string
-	notes []string // per line: what it stands for, for people; not hashed
+	lines []Line
 }
 
 // NewKey returns a key whose first line is "format " + FormatVersion.
@@ -24,8 +23,7 @@ func NewKey() *Key {
 
 func (k *Key) init() {
 	if k.lines == nil {
-		k.lines = []string{"format " + FormatVersion}
-		k.notes = []string{""}
+		k.lines = []Line{{Label: "format", Value: FormatVersion}}
 	}
 }
 
@@ -34,16 +32,14 @@ func (k *Key) init() {
 // strconv.Quote'd, so one logical line is always one physical line. A label
 // is meant to be a fixed word; one holding a space is quoted as well.
 func (k *Key) Add(label, value string) {
-	k.AddNoted(label, value, "")
+	k.AddLine(Line{Label: label, Value: value})
 }
 
-// AddNoted is Add with a note that says, for people, what the line stands
-// for (the address of the upstream node a digest belongs to). Lines shows
-// the note after " # "; Sum leaves it out, so a note never changes the key.
-func (k *Key) AddNoted(label, value, note string) {
+// AddLine appends a line with its subject and note (see Line); the note
+// never changes the key.
+func (k *Key) AddLine(l Line) {
 	k.init()
-	k.lines = append(k.lines, spacedField(label)+" "+field(value))
-	k.notes = append(k.notes, note)
+	k.lines = append(k.lines, l)
 }
 
 // Len is the number of lines.
@@ -60,22 +56,15 @@ func (k *Key) Addf(label, format string, args ...any) {
 	k.Add(label, fmt.Sprintf(format, args...))
 }
 
-// Lines returns a copy of the key's lines, in insertion order, each with its
-// note, if any, after NoteSep.
-func (k *Key) Lines() []string {
+// Lines returns a copy of the key's lines, in insertion order.
+func (k *Key) Lines() []Line {
 	k.init()
-	out := make([]string, len(k.lines))
-	for i, l := range k.lines {
-		out[i] = l
-		if k.notes[i] != "" {
-			out[i] += NoteSep + field(k.notes[i])
-		}
-	}
-	return out
+	return append([]Line(nil), k.lines...)
 }
 
-// Sum returns the key's digest: Lines over the lines without their notes.
+// Sum returns the key's digest: Lines over the lines' texts (Line.Text),
+// without their notes.
 func (k *Key) Sum() Digest {
 	k.init()
-	return Lines(k.lines...)
+	return LinesSum(k.lines)
 }

@@ -35,11 +35,15 @@ func TestKeySameLinesSameSum(t *testing.T) {
 	if a.Sum() != b.Sum() {
 		t.Fatalf("same lines, different sums: %s, %s", a.Sum(), b.Sum())
 	}
-	if got := Lines(a.Lines()...); got != a.Sum() {
-		t.Errorf("Sum() = %s, Lines(Lines()...) = %s", a.Sum(), got)
+	var text []string
+	for _, l := range a.Lines() {
+		text = append(text, l.Text())
+	}
+	if got := Lines(text...); got != a.Sum() {
+		t.Errorf("Sum() = %s, Lines of the lines' texts = %s", a.Sum(), got)
 	}
 	want := []string{"format " + FormatVersion, "kind exec", "input a.txt " + Bytes([]byte("x")).String()}
-	if diff := cmp.Diff(want, a.Lines()); diff != "" {
+	if diff := cmp.Diff(want, text); diff != "" {
 		t.Errorf("Lines() (-want +got):\n%s", diff)
 	}
 	var zero Key
@@ -54,7 +58,7 @@ func TestKeyLinesIsACopy(t *testing.T) {
 	k := NewKey()
 	k.Add("kind", "exec")
 	before := k.Sum()
-	k.Lines()[1] = "kind fetch"
+	k.Lines()[1] = Line{Label: "kind", Value: "fetch"}
 	if k.Sum() != before {
 		t.Error("changing the slice returned by Lines changed the key")
 	}
@@ -78,7 +82,7 @@ func TestKeyQuoting(t *testing.T) {
 	for _, c := range cases {
 		k := NewKey()
 		k.Add(c.label, c.value)
-		got := k.Lines()[1]
+		got := k.Lines()[1].Text()
 		if got != c.want {
 			t.Errorf("Add(%q, %q) wrote %q, want %q", c.label, c.value, got, c.want)
 		}
@@ -110,5 +114,40 @@ func TestKeyValuesCannotForgeLines(t *testing.T) {
 		if ka.Sum() == kb.Sum() {
 			t.Errorf("pair %d: %q and %q give the same sum", i, ka.Lines(), kb.Lines())
 		}
+	}
+}
+
+func TestLineText(t *testing.T) {
+	d := Bytes([]byte("x")).String()
+	cases := []struct {
+		line       Line
+		text, show string
+	}{
+		{Line{Label: "input", Subject: "my data/50%.csv", Value: d}, "input my%20data/50%25.csv " + d, ""},
+		{Line{Label: "attr", Subject: "command", Value: `"make all"`}, `attr command "make all"`, ""},
+		{Line{Label: "attr", Subject: "command", Value: "a\nb"}, `attr "command a\nb"`, ""},
+		{Line{Label: "fact", Subject: "toolchain.setup /opt/set env.sh", Value: d}, "fact toolchain.setup /opt/set env.sh " + d, ""},
+		{Line{Label: "dep", Subject: "1", Value: d, Note: "exec.a"}, "dep 1 " + d, "dep 1 " + d + " # exec.a"},
+		{Line{Label: "dep", Subject: "2", Value: d, Note: "exec.b[\"k\nl\"]"}, "dep 2 " + d, "dep 2 " + d + ` # "exec.b[\"k\nl\"]"`},
+	}
+	for _, c := range cases {
+		if got := c.line.Text(); got != c.text {
+			t.Errorf("%+v: Text() = %q, want %q", c.line, got, c.text)
+		}
+		show := c.show
+		if show == "" {
+			show = c.text
+		}
+		if got := c.line.Show(); got != show {
+			t.Errorf("%+v: Show() = %q, want %q", c.line, got, show)
+		}
+	}
+	var k Key
+	k.AddLine(cases[0].line)
+	if want := Lines("format "+FormatVersion, cases[0].text); k.Sum() != want {
+		t.Errorf("a key of one typed line sums to %s, the lines of its text to %s", k.Sum(), want)
+	}
+	if a := (Line{Label: "dep", Subject: "1", Note: "exec.a"}).About(); a != "exec.a" {
+		t.Errorf("a dep line is about %q, want its upstream exec.a", a)
 	}
 }

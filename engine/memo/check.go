@@ -153,8 +153,8 @@ func (s *session) sealHolds(n *Node) bool {
 // when they are.
 func (s *session) programsHold(n *Node) string {
 	for _, pr := range n.Programs {
-		line, err := plan.ResolveProgram(s.root, s.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, s.statCache())
-		if err != nil || line != pr.Line {
+		found, err := plan.ResolveProgram(s.root, s.stateDir, pr.Name, pr.Dir, []string{"PATH=" + pr.Path}, s.statCache())
+		if err != nil || found.Line().Text() != pr.Line {
 			return fmt.Sprintf("its program %s is found elsewhere or changed", pr.Name)
 		}
 	}

@@ -34,10 +34,11 @@
 // Check answers "is everything up to date?" from the memo alone. Replan
 // makes the plan after an edit that left the configuration as it was: the
 // same per-node check finds the nodes whose inputs changed; those and their
-// dependents are decided by the Decider of engine/plan (plan.DecideLines)
-// from their recorded key lines rewritten for the new digests (plan.Rekey),
-// against the real state, its history and the store, so a key kept in the
-// store is a restore there as in the full plan. The others are up to date.
+// dependents are decided by the Decider of engine/plan (plan.DecideRecorded)
+// from their recorded key lines restamped for the new digests
+// (plan.Restamp, once the lines are seen to give the recorded key), against
+// the real state, its history and the store, so a key kept in the store is
+// a restore there as in the full plan. The others are up to date.
 //
 // The full plan and an apply consult the memo too (Consult, as
 // plan.Decider.Memo, which Decide asks first; an apply checks it before it

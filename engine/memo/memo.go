@@ -114,7 +114,8 @@ type Node struct {
 type Export struct{ Name, Type, Value string }
 
 // Program is how a node's program was found and the program key line it
-// gave: found again the same way, it must give the same line.
+// gave (its text, hash.Line.Text): found again the same way, it must give
+// the same line.
 type Program struct {
 	Name, Dir, Path string // Path: the PATH searched
 	Line            string

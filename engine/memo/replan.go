@@ -177,21 +177,23 @@ func (s *session) decideAgain(ctx context.Context, d *plan.Decider, i int, n *co
 	}
 	files := map[string]string{}
 	for _, l := range rec.KeyLines {
-		label, subject, _ := plan.SplitKeyLine(l)
-		if label != "input" && label != "file" {
+		if l.Label != "input" && l.Label != "file" {
 			continue
 		}
-		if p, ok := inputPath(s.root, subject); ok {
+		if p, ok := inputPath(s.root, l.Subject); ok {
 			if dg, changed := c.changed[p]; changed {
-				files[subject] = dg
+				files[l.Subject] = dg
 			}
 		}
 	}
-	lines, waiting, ok := plan.Rekey(rec.KeyLines, files, ups)
-	if !ok {
-		return nil, s.why.miss("%s: its key lines could not be rewritten", mn.Addr)
+	if hash.LinesSum(rec.KeyLines).String() != rec.Key {
+		return nil, s.why.miss("%s: its recorded key lines do not give its key (a record of an older kiln?)", mn.Addr)
 	}
-	dec := d.DecideLines(ctx, n, kd, rec, lines, waiting, pending, vals)
+	lines, waiting, ok := plan.Restamp(rec.KeyLines, files, ups)
+	if !ok {
+		return nil, s.why.miss("%s: its key lines could not be restamped", mn.Addr)
+	}
+	dec := d.DecideRecorded(ctx, n, kd, rec, lines, waiting, pending, vals)
 	switch dec.Action {
 	case plan.NoOp, plan.Rebuild, plan.Maybe, plan.Restore:
 		return dec, true

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
@@ -184,15 +183,14 @@ func (f From) node(n *config.Node, env map[string]string, why *whyNot) (Node, bo
 	}
 	var keyFiles []File
 	for _, l := range r.KeyLines {
-		label, subject, value := plan.SplitKeyLine(l)
-		switch label {
+		switch l.Label {
 		case "input":
-			if path, ok := inputPath(p.Root, subject); ok {
-				mn.Inputs = append(mn.Inputs, File{Path: path, Digest: value})
+			if path, ok := inputPath(p.Root, l.Subject); ok {
+				mn.Inputs = append(mn.Inputs, File{Path: path, Digest: l.Value})
 			}
 		case "file":
-			if path, ok := inputPath(p.Root, subject); ok {
-				keyFiles = append(keyFiles, File{Path: path, Digest: value})
+			if path, ok := inputPath(p.Root, l.Subject); ok {
+				keyFiles = append(keyFiles, File{Path: path, Digest: l.Value})
 			}
 		case "from":
 			mn.Rekeyable = false
@@ -239,8 +237,8 @@ func (f From) value(n *config.Node, r *state.Record, e certEval) string {
 // keyEnv adds to env the environment variables r's key read.
 func keyEnv(r *state.Record, env map[string]string) {
 	for _, l := range r.KeyLines {
-		if label, subject, value := plan.SplitKeyLine(l); label == "env" {
-			env[subject] = value
+		if l.Label == "env" {
+			env[l.Subject] = l.Value
 		}
 	}
 }
@@ -294,12 +292,12 @@ func (f From) replans(m *Memo) string {
 	return ""
 }
 
-// programLine is the value of r's program key line; empty for none.
+// programLine is the text of r's program key line; empty for none.
 func programLine(r *state.Record) string {
 	line := ""
 	for _, l := range r.KeyLines {
-		if label, _, _ := plan.SplitKeyLine(l); label == "program" {
-			line = strings.TrimPrefix(l, "program ")
+		if l.Label == "program" {
+			line = l.Text()
 		}
 	}
 	return line

@@ -33,7 +33,7 @@ type Decider struct {
 	Records  *Records
 	Replace  map[addr.Node]bool
 	// DebugKey, when set, receives every key computed (KILN_DEBUG_KEY=1).
-	DebugKey func(a addr.Node, key string, lines []string)
+	DebugKey func(a addr.Node, key string, lines []hash.Line)
 	// Pins are the locked pins per node address (kiln.lock.hcl), applied to
 	// the configuration of kinds that implement kind.Pinner before the key
 	// is computed. Read-only while deciding.
@@ -99,7 +99,7 @@ type Decision struct {
 	// they are the lines computable now, with each waiting upstream assumed
 	// to keep the digest the node was last built with; Waiting maps the
 	// index of every line that depends on such an upstream to its address.
-	KeyLines []string
+	KeyLines []hash.Line
 	Waiting  map[int]string
 	Config   *config.Evaluated
 	Kind     kind.Kind
@@ -114,9 +114,9 @@ type Decision struct {
 	// After, for a dynamic block not expanded yet (Node.Placeholder), lists
 	// the nodes that must run before its instances are known.
 	After []addr.Node
-	// Program is the value of the program key line (ResolveProgram), for
-	// kinds that run a program they name.
-	Program string
+	// Program is the program a kind that runs a program it names runs
+	// (ResolveProgram); nil for others.
+	Program *Program
 	// Vars are the variables the node's attributes read and their values
 	// as a record keeps them (VariableText); the apply records them.
 	Vars map[string]string
@@ -370,21 +370,20 @@ func (d *Decider) decideWaiting(dec *Decision, pending []addr.Node) {
 // OwnChanges explains how cur differs from the recorded lines, leaving out
 // the lines that wait on an upstream digest (by index into cur) and the
 // recorded lines of the same influences.
-func OwnChanges(recorded, cur []string, waiting map[int]string) []Reason {
-	skip := map[string]bool{}
-	var mine []string
+func OwnChanges(recorded, cur []hash.Line, waiting map[int]string) []Reason {
+	type id struct{ label, about string }
+	skip := map[id]bool{}
+	var mine []hash.Line
 	for i, l := range cur {
 		if _, ok := waiting[i]; ok {
-			label, subject, _ := SplitKeyLine(l)
-			skip[label+" "+subject] = true
+			skip[id{l.Label, l.About()}] = true
 			continue
 		}
 		mine = append(mine, l)
 	}
-	var before []string
+	var before []hash.Line
 	for _, l := range recorded {
-		label, subject, _ := SplitKeyLine(l)
-		if !skip[label+" "+subject] {
+		if !skip[id{l.Label, l.About()}] {
 			before = append(before, l)
 		}
 	}
@@ -547,12 +546,12 @@ func (d *Decider) PinConfig(n *config.Node, cfg cty.Value, pins map[string]strin
 	return pk.Pin(&kind.Node{Addr: n.Addr, Config: cfg, Root: d.Pipeline.Root, Out: d.Pipeline.OutPath(n.Addr), State: d.Pipeline.StateDir}, pins)
 }
 
-// Rekey is the key dec's node has with pins applied instead of the locked
+// PinnedKey is the key dec's node has with pins applied instead of the locked
 // ones: a build that resolved a pin for the first time (a ref's commit, a
 // download's checksum) is recorded under the key its pinned configuration
 // gives, so the next plan, which applies the pin from the lock, finds it up
 // to date. vals must hold the digests of every upstream node.
-func (d *Decider) Rekey(dec *Decision, vals config.Values, pins map[string]string) (string, []string, error) {
+func (d *Decider) PinnedKey(dec *Decision, vals config.Values, pins map[string]string) (string, []hash.Line, error) {
 	n := dec.Node
 	ev, diags := d.Pipeline.Evaluate(n, vals, SelfOutPlaceholder)
 	if diags.HasErrors() {

@@ -9,47 +9,13 @@ import (
 	"github.com/kilnbuild/kiln/engine/human"
 )
 
-// SplitKeyLine splits a key line into its label, subject and value. Labels with a
-// subject (attr, input, file, dep, fact, env) name one influence each.
-func SplitKeyLine(l string) (label, subject, value string) {
-	label, rest, _ := strings.Cut(l, " ")
-	if label == "dep" {
-		// dep DIGEST # ADDR; before key format 2: dep ADDR DIGEST.
-		if v, note, ok := strings.Cut(rest, hash.NoteSep); ok {
-			if slot, digest, ok := strings.Cut(v, " "); ok && isDigits(slot) {
-				v = digest // dep N DIGEST # ADDR
-			}
-			return label, note, v
-		}
-	}
-	switch label {
-	case "attr", "input", "file", "dep", "fact", "env", "kind", "read", "pin", "program", "from", "run":
-		subject, value, _ = strings.Cut(rest, " ")
-	default:
-		value = rest
-	}
-	if label == "input" || label == "file" || label == "read" || label == "program" || label == "from" {
-		subject = UnescapeSubject(subject)
-	}
-	return label, subject, value
-}
-
-func isDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // RecordedUpstreams maps the address of each upstream on a key's dep lines
 // to the digest the key was made with.
-func RecordedUpstreams(lines []string) map[string]string {
+func RecordedUpstreams(lines []hash.Line) map[string]string {
 	out := map[string]string{}
 	for _, l := range lines {
-		if label, subject, value := SplitKeyLine(l); label == "dep" {
-			out[subject] = value
+		if l.Label == "dep" {
+			out[l.About()] = l.Value
 		}
 	}
 	return out
@@ -58,22 +24,23 @@ func RecordedUpstreams(lines []string) map[string]string {
 // DiffKeyLines explains the difference between a recorded key and a new
 // one, influence by influence, in the order of the new key, then what the
 // new key no longer has. kiln plan, explain and diff all say it this way.
-func DiffKeyLines(old, cur []string) []Reason {
-	before := map[string]string{}
-	var order []string
+func DiffKeyLines(old, cur []hash.Line) []Reason {
+	type id struct{ label, subject string }
+	before := map[id]string{}
+	var order []id
 	for _, l := range old {
-		label, subject, value := SplitKeyLine(l)
-		before[label+" "+subject] = value
-		order = append(order, label+" "+subject)
+		i := id{l.Label, l.About()}
+		before[i] = l.Value
+		order = append(order, i)
 	}
 	var reasons []Reason
-	seen := map[string]bool{}
-	sealedBefore := slices.ContainsFunc(old, func(l string) bool { return strings.HasPrefix(l, "run ") })
+	seen := map[id]bool{}
+	sealedBefore := slices.ContainsFunc(old, func(l hash.Line) bool { return l.Label == "run" })
 	for _, l := range cur {
-		label, subject, value := SplitKeyLine(l)
-		id := label + " " + subject
-		seen[id] = true
-		was, ok := before[id]
+		label, subject, value := l.Label, l.About(), l.Value
+		i := id{label, subject}
+		seen[i] = true
+		was, ok := before[i]
 		if ok && was == value {
 			continue
 		}
@@ -93,27 +60,27 @@ func DiffKeyLines(old, cur []string) []Reason {
 		}
 		reasons = append(reasons, lineReason(label, subject, was, value, ok))
 	}
-	for _, id := range order {
-		if seen[id] {
+	for _, i := range order {
+		if seen[i] {
 			continue
 		}
-		label, subject, _ := strings.Cut(id, " ")
-		r := lineReason(label, subject, before[id], "", true)
+		label, subject := i.label, i.subject
+		r := lineReason(label, subject, before[i], "", true)
 		switch label {
 		case "input", "file":
 			r = Reason{Kind: ReasonInputRemoved, Subject: subject}
 		case "dep":
 			r = Reason{Kind: ReasonUpstreamRemoved, Subject: subject}
 		case "attr":
-			r = Reason{Kind: ReasonAttribute, Subject: subject, Old: Clip(before[id]), New: "(unset)"}
+			r = Reason{Kind: ReasonAttribute, Subject: subject, Old: Clip(before[i]), New: "(unset)"}
 		case "read":
-			r = Reason{Kind: ReasonFileRead, Subject: subject, Old: human.Short(before[id])}
+			r = Reason{Kind: ReasonFileRead, Subject: subject, Old: human.Short(before[i])}
 		case "pin":
-			r = Reason{Kind: ReasonPin, Subject: subject, Old: before[id], New: "(none)"}
+			r = Reason{Kind: ReasonPin, Subject: subject, Old: before[i], New: "(none)"}
 		case "program":
-			r = Reason{Kind: ReasonProgram, Subject: subject, Old: programText(before[id]), New: "(none: a shell string)"}
+			r = Reason{Kind: ReasonProgram, Subject: subject, Old: programText(before[i]), New: "(none: a shell string)"}
 		case "run":
-			r = Reason{Kind: ReasonRun, Subject: subject, Old: before[id], New: "(unset)"}
+			r = Reason{Kind: ReasonRun, Subject: subject, Old: before[i], New: "(unset)"}
 		}
 		reasons = append(reasons, r)
 	}
@@ -181,9 +148,9 @@ func lineReason(label, subject, old, cur string, existed bool) Reason {
 func programText(v string) string {
 	path, digest, ok := strings.Cut(v, " ")
 	if !ok {
-		return UnescapeSubject(path)
+		return hash.UnescapeSubject(path)
 	}
-	return UnescapeSubject(path) + " (" + human.Short(digest) + ")"
+	return hash.UnescapeSubject(path) + " (" + human.Short(digest) + ")"
 }
 
 // maxValue is the longest attribute value a reason shows whole.

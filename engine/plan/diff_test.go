@@ -5,45 +5,46 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 func TestDiffKeyLines(t *testing.T) {
 	d1 := strings.Repeat("1", 64)
 	d2 := strings.Repeat("2", 64)
-	base := []string{
+	base := fixture(
 		"format kiln-key-1",
 		"kind exec 1",
 		`attr command "make"`,
 		`attr dir "sub"`,
-		"input data/a.txt " + d1,
-		"input data/b.txt " + d1,
-		"file patches/x.patch " + d1,
-		"dep exec.up " + d1,
+		"input data/a.txt "+d1,
+		"input data/b.txt "+d1,
+		"file patches/x.patch "+d1,
+		"dep exec.up "+d1,
 		"fact npus 8",
 		"env TOKEN 111111111111",
-	}
-	replace := func(old, cur string) []string {
-		out := append([]string(nil), base...)
+	)
+	replace := func(old, cur string) []hash.Line {
+		out := append([]hash.Line(nil), base...)
 		for i, l := range out {
-			if l == old {
-				out[i] = cur
+			if l == fixture(old)[0] {
+				out[i] = fixture(cur)[0]
 			}
 		}
 		return out
 	}
-	without := func(drop string) []string {
-		var out []string
+	without := func(drop string) []hash.Line {
+		var out []hash.Line
 		for _, l := range base {
-			if l != drop {
+			if l != fixture(drop)[0] {
 				out = append(out, l)
 			}
 		}
 		return out
 	}
-	with := func(add string) []string { return append(append([]string(nil), base...), add) }
+	with := func(add string) []hash.Line { return append(append([]hash.Line(nil), base...), fixture(add)...) }
 	tests := []struct {
 		name string
-		cur  []string
+		cur  []hash.Line
 		want []Reason
 	}{
 		{"same", base, nil},
@@ -71,11 +72,11 @@ func TestDiffKeyLines(t *testing.T) {
 			[]Reason{{Kind: "fact", Subject: "npus", Old: "8", New: "4"}}},
 		{"format", replace("format kiln-key-1", "format kiln-key-2"),
 			[]Reason{{Kind: "format", Old: "kiln-key-1", New: "kiln-key-2"}}},
-		{"two changes, in key order", []string{
+		{"two changes, in key order", fixture(
 			"format kiln-key-1", "kind exec 1", `attr command "make all"`, `attr dir "sub"`,
-			"input data/a.txt " + d2, "input data/b.txt " + d1, "file patches/x.patch " + d1,
-			"dep exec.up " + d1, "fact npus 8", "env TOKEN 111111111111",
-		},
+			"input data/a.txt "+d2, "input data/b.txt "+d1, "file patches/x.patch "+d1,
+			"dep exec.up "+d1, "fact npus 8", "env TOKEN 111111111111",
+		),
 			[]Reason{
 				{Kind: "attribute", Subject: "command", Old: `"make"`, New: `"make all"`},
 				{Kind: "input", Subject: "data/a.txt", Old: d1[:12], New: d2[:12]},
@@ -91,8 +92,8 @@ func TestDiffKeyLines(t *testing.T) {
 }
 
 func TestDiffKeyLinesMessages(t *testing.T) {
-	old := []string{"input data/a.txt " + strings.Repeat("1", 64), `attr command "a"`}
-	cur := []string{"input data/a.txt " + strings.Repeat("2", 64), `attr command "b"`}
+	old := fixture("input data/a.txt "+strings.Repeat("1", 64), `attr command "a"`)
+	cur := fixture("input data/a.txt "+strings.Repeat("2", 64), `attr command "b"`)
 	var got []string
 	for _, r := range DiffKeyLines(old, cur) {
 		got = append(got, r.String())
@@ -110,7 +111,7 @@ func TestDiffKeyLinesMessages(t *testing.T) {
 // requirements file) that leaves the configuration is reported as removed,
 // like an input.
 func TestDiffKeyLinesRemovedKeyFile(t *testing.T) {
-	old := []string{"file patches/x.patch " + strings.Repeat("1", 64)}
+	old := fixture("file patches/x.patch " + strings.Repeat("1", 64))
 	got := DiffKeyLines(old, nil)
 	want := []Reason{{Kind: "input_removed", Subject: "patches/x.patch"}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -120,7 +121,7 @@ func TestDiffKeyLinesRemovedKeyFile(t *testing.T) {
 
 // TestDiffKeyLinesKindChange: a kind version bump names the kind.
 func TestDiffKeyLinesKindChange(t *testing.T) {
-	got := DiffKeyLines([]string{"kind exec 1"}, []string{"kind exec 2"})
+	got := DiffKeyLines(fixture("kind exec 1"), fixture("kind exec 2"))
 	want := []Reason{{Kind: "kind", Subject: "exec", Old: "1", New: "2"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		if len(got) == 1 {

@@ -27,9 +27,15 @@
 // decided one by one (as they are while KILN_DEBUG_KEY prints keys). A
 // Decider with a Memo (engine/memo) takes from it the decisions of the
 // nodes it vouches for, up to date as recorded, instead of evaluating
-// them; every other node is decided by Decide. DecideLines and Unchanged
-// (lines.go) are the same decisions made from a node's recorded key lines,
-// for the memo's plan that loads no pipeline.
+// them; every other node is decided by Decide. DecideRecorded and Unchanged
+// (recorded.go) are the same decisions made from a node's recorded key
+// lines, restamped for new digests (Restamp), for the memo's plan that
+// loads no pipeline.
+//
+// Key lines are typed (hash.Line: label, subject, value, note) from the
+// moment keyLines writes them to the state file and back: DiffKeyLines,
+// OwnChanges, Restamp and explain compare and rewrite fields, and text is
+// only rendered, for hashing and for people.
 //
 // StaticLines, for kiln diff, add what a key holds through the
 // configuration: the lock's pins and the files expressions read.

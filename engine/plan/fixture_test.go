@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kilnbuild/kiln/engine/addr"
@@ -74,4 +75,33 @@ func decideWith(t *testing.T, d *Decider, a string, upstream map[string]string) 
 		t.Fatalf("deciding %s: %s", a, dec.Diags.Error())
 	}
 	return dec
+}
+
+// texts are key lines as they show (hash.Line.Show), for matching in tests.
+func texts(lines []hash.Line) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.Show()
+	}
+	return out
+}
+
+// fixture writes key lines in the notation "label subject value" ("label
+// value" for format), a dep line as "dep ADDR DIGEST".
+func fixture(text ...string) []hash.Line {
+	var out []hash.Line
+	for _, t := range text {
+		label, rest, _ := strings.Cut(t, " ")
+		if label == "format" {
+			out = append(out, hash.Line{Label: label, Value: rest})
+			continue
+		}
+		subject, value, _ := strings.Cut(rest, " ")
+		l := hash.Line{Label: label, Subject: subject, Value: value}
+		if label == "dep" {
+			l.Subject, l.Note = "1", subject
+		}
+		out = append(out, l)
+	}
+	return out
 }

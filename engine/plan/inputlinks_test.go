@@ -30,8 +30,8 @@ func inputKeyLine(t *testing.T, dir, subject string) string {
 	t.Helper()
 	dec := decideWith(t, openDecider(t, dir), "exec.a", nil)
 	for _, l := range dec.KeyLines {
-		if label, s, _ := SplitKeyLine(l); label == "input" && s == subject {
-			return l
+		if l.Label == "input" && l.Subject == subject {
+			return l.Show()
 		}
 	}
 	t.Fatalf("no input line for %s in %q", subject, dec.KeyLines)

@@ -123,8 +123,8 @@ func (in *keyInputs) waitForInputs(p *config.Pipeline, n *config.Node, dec *Deci
 			continue
 		}
 		for _, l := range dec.Record.KeyLines {
-			if label, subject, value := SplitKeyLine(l); label == "input" && produces(p.Root, pat, absUnder(p.Root, subject)) {
-				in.inputs = append(in.inputs, [2]string{subject, value})
+			if subject := l.Subject; l.Label == "input" && produces(p.Root, pat, absUnder(p.Root, subject)) {
+				in.inputs = append(in.inputs, [2]string{subject, l.Value})
 				if in.waitingInputs == nil {
 					in.waitingInputs = map[string]string{}
 				}

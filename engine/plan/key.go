@@ -26,8 +26,8 @@ type keyInputs struct {
 	from    [][2]string          // a dynamic instance's files under an upstream result: path, digest
 	deps    []upstream
 	facts   [][2]string       // probe key lines
-	program string            // the resolved program (ResolveProgram), or ""
-	run     [][2]string       // the contract of a sealed run (runLines): label, value
+	program *Program          // the resolved program (ResolveProgram), or nil
+	run     []hash.Line       // the contract of a sealed run (runLines)
 	env     map[string]string // env() reads
 	paths   pathNormaliser
 	// secret keys the hash that stands for sensitive values; nil means the
@@ -61,19 +61,15 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 		if by, ok := in.waitingInputs[l[0]]; ok {
 			waitingLine[len(lines)] = by
 		}
-		lines = append(lines, keyLine{"input", EscapeSubject(in.paths.normalise(l[0])) + " " + l[1]})
+		lines = append(lines, hash.Line{Label: "input", Subject: in.paths.normalise(l[0]), Value: l[1]})
 	}
 	for _, l := range in.files {
-		lines = append(lines, keyLine{"file", EscapeSubject(in.paths.normalise(l[0])) + " " + l[1]})
+		lines = append(lines, hash.Line{Label: "file", Subject: in.paths.normalise(l[0]), Value: l[1]})
 	}
-	values := make([]string, len(lines))
+	deps := numberUpstreams(in.deps, lines)
 	for i, l := range lines {
-		values[i] = l.value
-	}
-	deps, values := numberUpstreams(in.deps, values)
-	for i, l := range lines {
-		k.Add(l.label, values[i])
-		if strings.HasSuffix(values[i], " "+unknownValue) {
+		k.AddLine(l)
+		if l.Value == unknownValue {
 			waiting[k.Len()-1] = "an upstream"
 		}
 		if by, ok := waitingLine[i]; ok {
@@ -81,22 +77,22 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 		}
 	}
 	for i, u := range deps {
-		k.AddNoted("dep", strconv.Itoa(i+1)+" "+u.depValue(), u.addr)
+		k.AddLine(hash.Line{Label: "dep", Subject: strconv.Itoa(i + 1), Value: u.depValue(), Note: u.addr})
 		if u.waiting || u.digest == "" {
 			waiting[k.Len()-1] = u.addr
 		}
 	}
 	for _, l := range in.from {
-		k.Add("from", EscapeSubject(in.paths.normalise(l[0]))+" "+l[1])
+		k.AddLine(hash.Line{Label: "from", Subject: in.paths.normalise(l[0]), Value: l[1]})
 	}
 	for _, l := range in.facts {
-		k.Add("fact", l[0]+" "+l[1])
+		k.AddLine(hash.Line{Label: "fact", Subject: l[0], Value: l[1]})
 	}
-	if in.program != "" {
-		k.Add("program", in.program)
+	if in.program != nil {
+		k.AddLine(in.program.Line())
 	}
 	for _, l := range in.run {
-		k.Add(l[0], l[1])
+		k.AddLine(l)
 	}
 	if err := addEnvLines(k, in); err != nil {
 		return nil, nil, err
@@ -104,13 +100,10 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 	return k, waiting, nil
 }
 
-// keyLine is one line of a key before its upstreams are numbered.
-type keyLine struct{ label, value string }
-
 // attrLines are the attr lines of a key: the configuration's attributes
 // that are set, then the kind's extra values, each in name order.
-func attrLines(in keyInputs) ([]keyLine, error) {
-	var lines []keyLine
+func attrLines(in keyInputs) ([]hash.Line, error) {
+	var lines []hash.Line
 	attrs := in.config.Type().AttributeTypes()
 	for _, n := range slices.Sorted(maps.Keys(attrs)) {
 		v := in.config.GetAttr(n)
@@ -124,7 +117,7 @@ func attrLines(in keyInputs) ([]keyLine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("attribute %s: %w", n, err)
 		}
-		lines = append(lines, keyLine{"attr", n + " " + s})
+		lines = append(lines, hash.Line{Label: "attr", Subject: n, Value: s})
 	}
 	for _, n := range slices.Sorted(maps.Keys(in.ext)) {
 		s, err := canonical(in.ext[n], in.paths, in.secret)
@@ -134,7 +127,7 @@ func attrLines(in keyInputs) ([]keyLine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n, err)
 		}
-		lines = append(lines, keyLine{"attr", n + " " + s})
+		lines = append(lines, hash.Line{Label: "attr", Subject: n, Value: s})
 	}
 	return lines, nil
 }
@@ -151,7 +144,7 @@ func addEnvLines(k *hash.Key, in keyInputs) error {
 		if err != nil {
 			return fmt.Errorf("environment variable %s: %w", n, err)
 		}
-		k.Add("env", n+" "+sum)
+		k.AddLine(hash.Line{Label: "env", Subject: n, Value: sum})
 	}
 	return nil
 }
@@ -166,23 +159,6 @@ type pathNormaliser struct {
 
 func (p pathNormaliser) normalise(s string) string {
 	return hash.Relocatable(markUpstreams(s, p.upstreams), p.state, p.root)
-}
-
-// EscapeSubject writes a path as one word of a key line: % and spaces are
-// percent-encoded.
-func EscapeSubject(s string) string {
-	if !strings.ContainsAny(s, "% ") {
-		return s
-	}
-	return strings.NewReplacer("%", "%25", " ", "%20").Replace(s)
-}
-
-// UnescapeSubject reverses EscapeSubject.
-func UnescapeSubject(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	return strings.NewReplacer("%20", " ", "%25", "%").Replace(s)
 }
 
 // canonical encodes a value as JSON with sorted keys, normalised paths, and

@@ -68,7 +68,7 @@ func TestSensitiveValuesAreKeyedPerStateFolder(t *testing.T) {
 	c := baseKeyCase()
 	sensitive := func(dec *Decision) []string {
 		var out []string
-		for _, l := range dec.KeyLines {
+		for _, l := range texts(dec.KeyLines) {
 			if strings.Contains(l, "(sensitive ") || strings.HasPrefix(l, "env ") {
 				out = append(out, l)
 			}
@@ -145,7 +145,7 @@ func TestKeyChangesWithEachInfluence(t *testing.T) {
 			tt.change(&c)
 			got := keyOf(t, c, t.TempDir())
 			if got.Key == base.Key {
-				t.Fatalf("key did not change:\n%s", strings.Join(got.KeyLines, "\n"))
+				t.Fatalf("key did not change:\n%s", strings.Join(texts(got.KeyLines), "\n"))
 			}
 			var changed []string
 			for _, r := range DiffKeyLines(base.KeyLines, got.KeyLines) {
@@ -189,7 +189,7 @@ func TestKeyIgnoresLocationAndTime(t *testing.T) {
 	if first.Key != second.Key {
 		t.Fatalf("moving the pipeline changed its key")
 	}
-	for _, l := range first.KeyLines {
+	for _, l := range texts(first.KeyLines) {
 		if strings.Contains(l, "/tmp") || strings.Contains(l, os.TempDir()) || strings.Contains(l, ".kiln") {
 			t.Errorf("key line holds an absolute path: %s", l)
 		}
@@ -217,7 +217,7 @@ func TestKeySelfOutIsAPlaceholder(t *testing.T) {
 	c.command = `"echo hi > ${self.out}/x"`
 	dec := keyOf(t, c, t.TempDir())
 	var command string
-	for _, l := range dec.KeyLines {
+	for _, l := range texts(dec.KeyLines) {
 		if strings.HasPrefix(l, "attr command ") {
 			command = l
 		}
@@ -243,7 +243,7 @@ func TestKeyNeverHoldsSensitiveValue(t *testing.T) {
 			c.command, c.env = tt.command, tt.env
 			dec := keyOf(t, c, t.TempDir())
 			hasEnvLine := false
-			for _, l := range dec.KeyLines {
+			for _, l := range texts(dec.KeyLines) {
 				if strings.Contains(strings.ToLower(l), strings.ToLower(c.secret)) {
 					t.Errorf("key line holds the secret in clear: %s", l)
 				}
@@ -252,7 +252,7 @@ func TestKeyNeverHoldsSensitiveValue(t *testing.T) {
 				}
 			}
 			if !hasEnvLine {
-				t.Errorf("no env %s line in the key:\n%s", keySecretVar, strings.Join(dec.KeyLines, "\n"))
+				t.Errorf("no env %s line in the key:\n%s", keySecretVar, strings.Join(texts(dec.KeyLines), "\n"))
 			}
 		})
 	}
@@ -274,12 +274,12 @@ exec "a" {
 }
 `})
 	dec := decideWith(t, openDecider(t, dir), "exec.a", nil)
-	for _, l := range dec.KeyLines {
+	for _, l := range texts(dec.KeyLines) {
 		if strings.HasPrefix(l, "env "+keySecretVar+" ") {
 			return
 		}
 	}
-	t.Fatal("env() read in a local leaves no env line in the key (the local is evaluated once at load with a throw-away read log), so reasons say 'attribute env changed' and the no-change certificate does not watch the variable; key lines:\n" + strings.Join(dec.KeyLines, "\n"))
+	t.Fatal("env() read in a local leaves no env line in the key (the local is evaluated once at load with a throw-away read log), so reasons say 'attribute env changed' and the no-change certificate does not watch the variable; key lines:\n" + strings.Join(texts(dec.KeyLines), "\n"))
 }
 
 // TestKeyLeavesSiblingPathsAlone: only the pipeline folder itself becomes
@@ -291,7 +291,7 @@ func TestKeyLeavesSiblingPathsAlone(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"pipeline.hcl": "exec \"a\" {\n  command = \"cat " + sibling + "\"\n}\n"})
 	dec := decideWith(t, openDecider(t, dir), "exec.a", nil)
 	want := `attr command "cat ` + sibling + `"`
-	for _, l := range dec.KeyLines {
+	for _, l := range texts(dec.KeyLines) {
 		if strings.HasPrefix(l, "attr command ") && l != want {
 			t.Fatalf("a path beside the pipeline folder is rewritten as if inside it: got %s, want %s (two different sibling folders of moved pipelines share a key)", l, want)
 		}
@@ -317,7 +317,7 @@ exec "a" {
 	d := openDecider(t, dir)
 	for _, n := range p.Nodes {
 		dec := decideWith(t, d, n.Addr.String(), nil)
-		for _, l := range dec.KeyLines {
+		for _, l := range texts(dec.KeyLines) {
 			if strings.Contains(l, "foreach-secret") {
 				t.Fatalf("a secret read with env() and used in for_each appears in clear in the key lines (%s) and in the address %s", l, n.Addr)
 			}

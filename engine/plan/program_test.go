@@ -34,11 +34,11 @@ func TestResolveProgram(t *testing.T) {
 
 	line := func(name, dir string, env []string) string {
 		t.Helper()
-		l, err := ResolveProgram(root, state, name, dir, env, nil)
+		p, err := ResolveProgram(root, state, name, dir, env, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		return l
+		return strings.TrimPrefix(p.Line().Text(), "program ")
 	}
 	if got, want := line("python3", root, path(system)), "python3 "+filepath.Join(system, "python3.11"); got != want {
 		t.Errorf("python3 on PATH: %q, want %q (through the symlink, no digest outside the pipeline)", got, want)

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/sandbox"
 )
@@ -33,7 +34,7 @@ func ContractOf(p *config.Pipeline, n *config.Node) *sandbox.Contract {
 }
 
 // runLines are the key lines of n's contract, if any.
-func runLines(p *config.Pipeline, n *config.Node) [][2]string {
+func runLines(p *config.Pipeline, n *config.Node) []hash.Line {
 	if c := ContractOf(p, n); c != nil {
 		return c.KeyLines()
 	}

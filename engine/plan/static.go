@@ -22,7 +22,7 @@ import (
 // change touches directly, without running anything. Attributes that are
 // only known after an upstream node runs are written as "(known after
 // apply)".
-func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *hash.StatCache, pins map[string]string) ([]string, hcl.Diagnostics) {
+func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *hash.StatCache, pins map[string]string) ([]hash.Line, hcl.Diagnostics) {
 	ev, diags := p.Evaluate(n, vals, SelfOutPlaceholder)
 	if diags.HasErrors() {
 		return nil, diags
@@ -70,7 +70,7 @@ func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *h
 		}
 		if !pinned.RawEquals(ev.Config) {
 			for _, name := range slices.Sorted(maps.Keys(pins)) {
-				key.Add("pin", name+" "+pins[name])
+				key.AddLine(hash.Line{Label: "pin", Subject: name, Value: pins[name]})
 			}
 		}
 	}
@@ -82,7 +82,7 @@ func StaticLines(p *config.Pipeline, n *config.Node, vals config.Values, stat *h
 		if r.What == config.ReadExists {
 			seen = "exists=" + seen
 		}
-		key.Add("read", EscapeSubject(relTo(p.Root, r.Path))+" "+seen)
+		key.AddLine(hash.Line{Label: "read", Subject: relTo(p.Root, r.Path), Value: seen})
 	}
 	return key.Lines(), nil
 }

@@ -61,20 +61,21 @@ func markUpstreams(s string, ups []upstream) string {
 }
 
 // numberUpstreams numbers the upstreams (see above) and rewrites the marks
-// in values as ${upstream:N}. It returns the upstreams in their order.
-func numberUpstreams(ups []upstream, values []string) ([]upstream, []string) {
+// in the lines' subjects and values as ${upstream:N}. It returns the
+// upstreams in their order.
+func numberUpstreams(ups []upstream, lines []hash.Line) []upstream {
 	slot := make([]int, len(ups)) // 0: not seen yet
 	var order []upstream
-	for _, v := range values {
+	see := func(v string) {
 		for rest := v; ; {
 			i := strings.Index(rest, markOpen)
 			if i < 0 {
-				break
+				return
 			}
 			rest = rest[i+len(markOpen):]
 			j := strings.Index(rest, markClose)
 			if j < 0 {
-				break
+				return
 			}
 			if n, err := strconv.Atoi(rest[:j]); err == nil && n < len(ups) && slot[n] == 0 {
 				order = append(order, ups[n])
@@ -82,6 +83,10 @@ func numberUpstreams(ups []upstream, values []string) ([]upstream, []string) {
 			}
 			rest = rest[j+len(markClose):]
 		}
+	}
+	for _, l := range lines {
+		see(l.Subject)
+		see(l.Value)
 	}
 	var unseen []upstream
 	for i, u := range ups {
@@ -97,18 +102,22 @@ func numberUpstreams(ups []upstream, values []string) ([]upstream, []string) {
 	})
 	order = append(order, unseen...)
 	if len(order) == len(unseen) {
-		return order, values
+		return order
 	}
 	pairs := make([]string, 0, 2*len(ups))
 	for i := range ups {
 		if slot[i] > 0 {
-			pairs = append(pairs, markOpen+strconv.Itoa(i)+markClose, "${upstream:"+strconv.Itoa(slot[i])+"}")
+			pairs = append(pairs, markOpen+strconv.Itoa(i)+markClose, UpstreamRef(slot[i]))
 		}
 	}
 	r := strings.NewReplacer(pairs...)
-	out := make([]string, len(values))
-	for i, v := range values {
-		out[i] = r.Replace(v)
+	for i := range lines {
+		lines[i].Subject = r.Replace(lines[i].Subject)
+		lines[i].Value = r.Replace(lines[i].Value)
 	}
-	return order, out
+	return order
 }
+
+// UpstreamRef is how a key's attribute, input and file lines name the
+// upstream on dep line n.
+func UpstreamRef(n int) string { return "${upstream:" + strconv.Itoa(n) + "}" }

@@ -14,7 +14,7 @@ import (
 // enter a key, only its digest; a new digest changes only its dep line.
 func TestUpstreamEntersKeyByDigest(t *testing.T) {
 	d1, d2 := strings.Repeat("1", 64), strings.Repeat("2", 64)
-	lines := func(names [2]string, digests [2]string) ([]string, string) {
+	lines := func(names [2]string, digests [2]string) ([]hash.Line, string) {
 		state := "/p/.kiln"
 		cmd := "cat " + state + "/out/exec." + names[1] + "/b " + state + "/out/exec." + names[0] + "/a " + state + "/out/exec.a-x/c"
 		in := keyInputs{kind: "exec", version: "1", config: cty.ObjectVal(map[string]cty.Value{"command": cty.StringVal(cmd)}),
@@ -36,7 +36,7 @@ func TestUpstreamEntersKeyByDigest(t *testing.T) {
 		"dep 1 " + d2 + " # exec.b",
 		"dep 2 " + d1 + " # exec.a",
 	}
-	if diff := cmp.Diff(want, base); diff != "" {
+	if diff := cmp.Diff(want, texts(base)); diff != "" {
 		t.Errorf("lines (-want +got):\n%s", diff)
 	}
 	if _, key := lines([2]string{"renamed", "b"}, [2]string{d1, d2}); key != baseKey {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/plan"
 )
 
@@ -23,7 +24,7 @@ func Explain(w io.Writer, d *plan.Decision, c Colors) {
 	if d.Blocked != "" {
 		fmt.Fprintf(w, "  cannot run here: %s\n", d.Blocked)
 	}
-	var recorded []string
+	var recorded []hash.Line
 	if d.Record != nil {
 		recorded = d.Record.KeyLines
 	}
@@ -31,7 +32,7 @@ func Explain(w io.Writer, d *plan.Decision, c Colors) {
 	case d.Key == "" && len(d.KeyLines) == 0:
 		fmt.Fprintln(w, "\nThe key is not known yet: an upstream node runs first. Recorded key lines:")
 		for _, l := range recorded {
-			fmt.Fprintf(w, "    %s\n", l)
+			fmt.Fprintf(w, "    %s\n", l.Show())
 		}
 		return
 	case d.Key == "":
@@ -43,16 +44,16 @@ func Explain(w io.Writer, d *plan.Decision, c Colors) {
 		}
 		fmt.Fprintln(w)
 	}
-	old := map[string]string{}
+	old := map[lineID]hash.Line{}
 	for _, l := range recorded {
-		id, v := lineID(l)
-		old[id] = v
+		old[idOf(l)] = l
 	}
-	seen := map[string]bool{}
-	for i, l := range d.KeyLines {
-		id, v := lineID(l)
+	seen := map[lineID]bool{}
+	for i, line := range d.KeyLines {
+		id, l := idOf(line), line.Show()
 		seen[id] = true
-		was, ok := old[id]
+		wasLine, ok := old[id]
+		was, v := wasLine.Value, line.Value
 		switch up, waiting := d.Waiting[i]; {
 		case waiting:
 			fmt.Fprintf(w, "  %s %s (waiting on %s)\n", c.action("?")("?"), l, up)
@@ -71,14 +72,13 @@ func Explain(w io.Writer, d *plan.Decision, c Colors) {
 		}
 	}
 	for _, l := range recorded {
-		if id, _ := lineID(l); !seen[id] {
-			fmt.Fprintf(w, "  %s %s\n", c.action("-")("-"), l)
+		if !seen[idOf(l)] {
+			fmt.Fprintf(w, "  %s %s\n", c.action("-")("-"), l.Show())
 		}
 	}
 }
 
-// lineID is a key line's identity (label and subject) and value.
-func lineID(l string) (string, string) {
-	label, subject, value := plan.SplitKeyLine(l)
-	return label + " " + subject, value
-}
+// lineID is a key line's identity: its label and what it is about.
+type lineID struct{ label, about string }
+
+func idOf(l hash.Line) lineID { return lineID{l.Label, l.About()} }

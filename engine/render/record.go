@@ -54,7 +54,7 @@ func Record(w io.Writer, r *state.Record) {
 	if len(r.KeyLines) > 0 {
 		fmt.Fprintln(w, "  key lines:")
 		for _, l := range r.KeyLines {
-			fmt.Fprintf(w, "    %s\n", l)
+			fmt.Fprintf(w, "    %s\n", l.Show())
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/addr"
-	"github.com/kilnbuild/kiln/engine/plan"
 )
 
 // KeyFile is a file that enters the key of at least one node, at either
@@ -41,7 +40,7 @@ func keyFiles(old, cur *side, renames map[addr.Node]addr.Node) []KeyFile {
 				name = to.String()
 			}
 			for _, l := range lines {
-				label, subject, value := plan.SplitKeyLine(l)
+				label, subject, value := l.Label, l.Subject, l.Value
 				how := map[string]string{"input": "input", "file": "key file", "read": "read"}[label]
 				if how == "" {
 					continue

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/plan"
 )
 
@@ -40,7 +41,7 @@ func TestKeyChanges(t *testing.T) {
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, keyChanges(tt.old, tt.cur)); d != "" {
+			if d := cmp.Diff(tt.want, keyChanges(typed(tt.old), typed(tt.cur))); d != "" {
 				t.Errorf("keyChanges (-want +got):\n%s", d)
 			}
 		})
@@ -73,4 +74,20 @@ func TestExcerptShowsTheDifference(t *testing.T) {
 			}
 		})
 	}
+}
+
+// typed writes the lines of a case, "label subject value", as key lines;
+// a dep line's subject is its upstream's address.
+func typed(text []string) []hash.Line {
+	var out []hash.Line
+	for _, t := range text {
+		label, rest, _ := strings.Cut(t, " ")
+		subject, value, _ := strings.Cut(rest, " ")
+		l := hash.Line{Label: label, Subject: subject, Value: value}
+		if label == "dep" {
+			l.Subject, l.Note = "1", subject
+		}
+		out = append(out, l)
+	}
+	return out
 }

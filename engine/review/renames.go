@@ -2,10 +2,9 @@ package review
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/kilnbuild/kiln/engine/addr"
-	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // Renamed is a node whose address changed between the versions: by a moved
@@ -65,23 +64,21 @@ func findRenames(old, cur *side) map[addr.Node]addr.Node {
 
 // renameNotes rewrites the upstream addresses noted on dep lines to their
 // new names: the only place a name appears in key lines.
-func renameNotes(lines []string, renames map[addr.Node]addr.Node) []string {
+func renameNotes(lines []hash.Line, renames map[addr.Node]addr.Node) []hash.Line {
 	if len(renames) == 0 {
 		return lines
 	}
-	out := make([]string, len(lines))
+	out := slices.Clone(lines)
 	for i, l := range lines {
-		out[i] = l
-		label, subject, _ := plan.SplitKeyLine(l)
-		if label != "dep" {
+		if l.Label != "dep" {
 			continue
 		}
-		a, err := addr.Parse(subject)
+		a, err := addr.Parse(l.Note)
 		if err != nil {
 			continue
 		}
 		if to, ok := renames[a]; ok {
-			out[i] = strings.TrimSuffix(l, subject) + to.String()
+			out[i].Note = to.String()
 		}
 	}
 	return out

@@ -3,7 +3,7 @@ package review
 import (
 	"strings"
 
-	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/state"
 )
 
@@ -70,10 +70,10 @@ func candidates(st *state.State, a string) []*state.Record {
 // content is in the attributes). ok is false when a value is known only
 // after a run, or when lock pins apply (the key holds the pinned
 // configuration).
-func expectedKey(static []string, digest func(string) string) (map[string]string, bool) {
+func expectedKey(static []hash.Line, digest func(string) string) (map[string]string, bool) {
 	want := map[string]string{}
 	for _, l := range static {
-		label, subject, value := plan.SplitKeyLine(l)
+		label, subject, value := l.Label, l.About(), l.Value
 		switch {
 		case label == "pin":
 			// The key holds the pinned configuration, which static lines
@@ -95,11 +95,10 @@ func expectedKey(static []string, digest func(string) string) (map[string]string
 
 const unknownValue = "(known after apply)"
 
-func sameKey(want map[string]string, lines []string) bool {
+func sameKey(want map[string]string, lines []hash.Line) bool {
 	n := 0
 	for _, l := range lines {
-		label, subject, value := plan.SplitKeyLine(l)
-		if v, ok := want[label+" "+subject]; !ok || v != value {
+		if v, ok := want[l.Label+" "+l.About()]; !ok || v != l.Value {
 			return false
 		}
 		n++

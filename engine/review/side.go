@@ -22,7 +22,7 @@ type side struct {
 	pipeline *config.Pipeline
 	dag      *plan.DAG
 	pins     map[string]map[string]string  // kiln.lock.hcl's pins at this version
-	lines    map[addr.Node][]string        // static key lines per node
+	lines    map[addr.Node][]hash.Line     // static key lines per node
 	failed   map[addr.Node]hcl.Diagnostics // nodes whose lines could not be made
 	rename   func(string) string           // paths of a materialised tree to "REV:path"
 }
@@ -83,7 +83,7 @@ func loadSide(rev Revision, path string, o *Options, stat *hash.StatCache, renam
 // each node sees the exports its upstream nodes have before they run.
 func (s *side) keyNodes(stat *hash.StatCache) {
 	p := s.pipeline
-	s.lines = map[addr.Node][]string{}
+	s.lines = map[addr.Node][]hash.Line{}
 	s.failed = map[addr.Node]hcl.Diagnostics{}
 	vals := plan.NewValues()
 	for _, v := range s.dag.Graph.Order() {

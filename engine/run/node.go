@@ -473,7 +473,7 @@ func (a *Applier) publish(dec *plan.Decision, entry, dir string, b *built, start
 	if pins := plan.RecordedPins(attrs); len(pins) > 0 && !maps.Equal(pins, d.Pins[n.Addr.String()]) {
 		// The build resolved a pin the lock did not hold: record the key
 		// of the pinned configuration, which the next plan computes.
-		if key, keyLines, err = d.Rekey(dec, a.vals, pins); err != nil {
+		if key, keyLines, err = d.PinnedKey(dec, a.vals, pins); err != nil {
 			return fmt.Errorf("the key with the resolved pins: %w", err)
 		}
 	}

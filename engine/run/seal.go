@@ -119,7 +119,7 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 	if workdir != "" {
 		policy.Read = append(policy.Read, s.cwd)
 	}
-	if prog := programIn(p.Root, dec.Program); prog != "" {
+	if prog := dec.Program.InRoot(p.Root); prog != "" {
 		policy.Read = append(policy.Read, prog)
 	}
 	if n.Dynamic != nil {
@@ -480,18 +480,4 @@ func (a *Applier) record(address string) (*state.Record, bool) {
 	}
 	r, ok := a.Decider.State.Records[address]
 	return r, ok
-}
-
-// programIn is the file a program key line names inside the pipeline
-// folder root (its digest is in the key, so the run may read it), or "".
-func programIn(root, line string) string {
-	f := strings.Fields(line)
-	if len(f) < 3 {
-		return ""
-	}
-	rel, ok := strings.CutPrefix(plan.UnescapeSubject(f[1]), hash.RootMark+"/")
-	if !ok {
-		return ""
-	}
-	return filepath.Join(root, rel)
 }

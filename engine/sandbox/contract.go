@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // SourceDateEpoch is the SOURCE_DATE_EPOCH every run gets unless its node
@@ -70,20 +72,21 @@ var haveBash = sync.OnceValue(func() bool {
 	return err == nil
 })
 
-// KeyLines are the contract's lines of a node's key, as label and value:
-// each value is a subject (shell, env.NAME, umask) and what it is. The
-// private home and temporary folders differ from run to run, so the key
-// says they are private, not where they are.
-func (c Contract) KeyLines() [][2]string {
-	lines := [][2]string{{"run", "shell " + strings.Join(c.Shell, " ")}}
+// KeyLines are the contract's lines of a node's key: each is a run line
+// whose subject is what it is about (shell, env.NAME, umask). The private
+// home and temporary folders differ from run to run, so the key says they
+// are private, not where they are.
+func (c Contract) KeyLines() []hash.Line {
+	run := func(subject, value string) hash.Line { return hash.Line{Label: "run", Subject: subject, Value: value} }
+	lines := []hash.Line{run("shell", strings.Join(c.Shell, " "))}
 	for _, kv := range c.Env {
 		name, value, _ := strings.Cut(kv, "=")
-		lines = append(lines, [2]string{"run", "env." + name + " " + value})
+		lines = append(lines, run("env."+name, value))
 	}
 	lines = append(lines,
-		[2]string{"run", "env.HOME (private, unless the node sets it)"},
-		[2]string{"run", "env.TMPDIR (private)"},
-		[2]string{"run", fmt.Sprintf("umask %03o", Umask)})
+		run("env.HOME", "(private, unless the node sets it)"),
+		run("env.TMPDIR", "(private)"),
+		run("umask", fmt.Sprintf("%03o", Umask)))
 	if c.Fixed {
 		lines = append(lines, KeyLine())
 	}

@@ -167,6 +167,6 @@ func (v *View) rewrite(cmd *exec.Cmd) {
 
 // KeyLine is the line of a node's key that says its run sees the fixed
 // places of a view: what a tool writes of its paths depends on it.
-func KeyLine() [2]string {
-	return [2]string{"run", "paths " + ViewPipeline + " (the pipeline folder), " + ResultAt("KEY") + " (each result)"}
+func KeyLine() hash.Line {
+	return hash.Line{Label: "run", Subject: "paths", Value: ViewPipeline + " (the pipeline folder), " + ResultAt("KEY") + " (each result)"}
 }

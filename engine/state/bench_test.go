@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 // sampleRecord is a record of realistic size (about 1.3 KB as JSON): a key
@@ -14,18 +16,18 @@ import (
 func sampleRecord(i int) *Record {
 	addr := fmt.Sprintf(`exec.sweep["cfg-%05d"]`, i)
 	key := fmt.Sprintf("%064x", i*7919+1)
-	lines := []string{
-		"kiln key v1",
-		"kind exec 1",
-		"config " + fmt.Sprintf("%064x", i),
-		"input configs/sft.yaml " + fmt.Sprintf("%064x", i+1),
-		"input recipe/retool/retool_sft_preprocess.py " + fmt.Sprintf("%064x", i+2),
-		"upstream git_repo.verl " + fmt.Sprintf("%064x", i+3),
-		"upstream python_env.train " + fmt.Sprintf("%064x", i+4),
-		"toolchain cann 8.1.RC1",
-		"host npu_count 8",
-		"env HOME",
-		"env WANDB_MODE offline",
+	lines := []hash.Line{
+		{Label: "format", Value: hash.FormatVersion},
+		{Label: "kind", Subject: "exec", Value: "1"},
+		{Label: "attr", Subject: "command", Value: fmt.Sprintf("%q", fmt.Sprintf("python train.py --seed %d", i))},
+		{Label: "input", Subject: "configs/sft.yaml", Value: fmt.Sprintf("%064x", i+1)},
+		{Label: "input", Subject: "recipe/retool/retool_sft_preprocess.py", Value: fmt.Sprintf("%064x", i+2)},
+		{Label: "dep", Subject: "1", Value: fmt.Sprintf("%064x", i+3), Note: "git_repo.verl"},
+		{Label: "dep", Subject: "2", Value: fmt.Sprintf("%064x", i+4), Note: "python_env.train"},
+		{Label: "fact", Subject: "toolchain.version", Value: "cann 8.1.RC1"},
+		{Label: "fact", Subject: "host.npu_count", Value: "8"},
+		{Label: "env", Subject: "HOME", Value: fmt.Sprintf("%064x", i+5)},
+		{Label: "env", Subject: "WANDB_MODE", Value: fmt.Sprintf("%064x", i+6)},
 	}
 	return &Record{
 		Addr: addr, Kind: "exec", Key: key, KeyLines: lines,

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,8 +44,8 @@ func TestCorruptSnapshot(t *testing.T) {
 		{"zeros", make([]byte, 4096), "not valid JSON"},
 		{"trailing garbage", append(bytes.Clone(valid), "xx"...), "do not match its checksum"},
 		{"wrong type", []byte(`{"version":1,"lineage":"a","serial":1,"records":{}}`), "not valid JSON"},
-		{"newer version", bytes.Replace(valid, []byte(`"version":3`), []byte(`"version":4`), 1), "newer kiln (format version 4"},
-		{"newer version, other shape", []byte(`{"records":{"by_addr":{}},"version":4}`), "newer kiln (format version 4"},
+		{"newer version", bytes.Replace(valid, []byte(fmt.Sprintf(`"version":%d`, FormatVersion)), []byte(fmt.Sprintf(`"version":%d`, FormatVersion+1)), 1), fmt.Sprintf("newer kiln (format version %d", FormatVersion+1)},
+		{"newer version, other shape", []byte(fmt.Sprintf(`{"records":{"by_addr":{}},"version":%d}`, FormatVersion+1)), fmt.Sprintf("newer kiln (format version %d", FormatVersion+1)},
 		{"no version", []byte(`{"lineage":"a","serial":1,"records":[]}`), "format version 0"},
 		{"no lineage", []byte(`{"version":1,"serial":1,"records":[]}`), "no lineage"},
 		{"record without address", []byte(`{"version":1,"lineage":"a","records":[{"kind":"exec"}]}`), "record 1 has no address"},

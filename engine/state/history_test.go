@@ -1,16 +1,18 @@
 package state
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kilnbuild/kiln/engine/hash"
 )
 
 func built(addr, key, entry, digest string) *Record {
-	return &Record{Addr: addr, Kind: "exec", Key: key, Digest: digest, Entry: entry, KeyLines: []string{"k " + key}}
+	return &Record{Addr: addr, Kind: "exec", Key: key, Digest: digest, Entry: entry, KeyLines: []hash.Line{{Label: "k", Value: key}}}
 }
 
 func historyKeys(s *State) []string {
@@ -94,7 +96,8 @@ func TestLoadVersion1(t *testing.T) {
 		t.Errorf("a record of the earlier store layout went to History: %v", historyKeys(after))
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "state.json"))
-	if got := string(data[:len(`{"version":3,`)]); got != `{"version":3,` {
+	if want := fmt.Sprintf(`{"version":%d,`, FormatVersion); string(data[:len(want)]) != want {
+		got := string(data[:len(want)])
 		t.Errorf("rewritten as %q", got)
 	}
 }

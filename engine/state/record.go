@@ -32,7 +32,7 @@ type Record struct {
 	Addr        string            `json:"addr"` // "exec.a", `exec.a["k"]`
 	Kind        string            `json:"kind"`
 	Key         string            `json:"key"` // hex
-	KeyLines    []string          `json:"key_lines"`
+	KeyLines    Lines             `json:"key_lines"`
 	Digest      string            `json:"digest"`          // hex
 	Entry       string            `json:"entry,omitempty"` // the run folder holding the outputs, "KEY-RUN" (see Store)
 	Outputs     []Output          `json:"outputs,omitempty"`

@@ -15,8 +15,9 @@ import (
 // FormatVersion is the version of the snapshot and journal format this kiln
 // writes. It reads every version from 1 on: records of version 1 name store
 // entries of the earlier store layout, which are treated as missing results
-// (rebuilt, never used).
-const FormatVersion = 3
+// (rebuilt, never used); records before version 4 hold their key lines as
+// text (legacy.go).
+const FormatVersion = 4
 
 const (
 	snapshotName = "state.json"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -193,7 +194,7 @@ func TestSnapshotDeterministic(t *testing.T) {
 	}
 	lines := bytes.Split(da, []byte("\n"))
 	body := da[len(lines[0])+1:]
-	if got, want := string(lines[0]), `{"version":3,"lineage":"l","serial":7,"sum":"`+sumFrom(body)+`","records":[`; got != want {
+	if got, want := string(lines[0]), `{"version":`+strconv.Itoa(FormatVersion)+`,"lineage":"l","serial":7,"sum":"`+sumFrom(body)+`","records":[`; got != want {
 		t.Errorf("first line %q, want %q", got, want)
 	}
 	if !bytes.Contains(lines[1], []byte(`"addr":"exec.sweep[\"cfg-00000\"]"`)) {

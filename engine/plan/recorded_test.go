@@ -46,7 +46,7 @@ func randomKeyInputs(r *rand.Rand) keyInputs {
 	return in
 }
 
-func keyOfInputs(t *testing.T, in keyInputs) ([]string, map[int]string, string) {
+func keyOfInputs(t *testing.T, in keyInputs) ([]hash.Line, map[int]string, string) {
 	t.Helper()
 	k, waiting, err := keyLines(in)
 	if err != nil {
@@ -55,16 +55,16 @@ func keyOfInputs(t *testing.T, in keyInputs) ([]string, map[int]string, string) 
 	return k.Lines(), waiting, k.Sum().String()
 }
 
-// TestRekeyAgreesWithKeyLines is a property: for a built node's key lines,
-// Rekey with new file digests and new upstream states gives exactly the
+// TestRestampAgreesWithKeyLines is a property: for a built node's key
+// lines, Restamp with new file digests and new upstream states gives exactly the
 // lines, waiting marks and key that keyLines writes for the changed inputs.
-func TestRekeyAgreesWithKeyLines(t *testing.T) {
+func TestRestampAgreesWithKeyLines(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 15))
 	for i := range 3000 {
 		in := randomKeyInputs(r)
 		built, _, sum := keyOfInputs(t, in)
-		if KeySum(built) != sum {
-			t.Fatalf("case %d: KeySum %s, key %s", i, KeySum(built), sum)
+		if got := hash.LinesSum(built).String(); got != sum {
+			t.Fatalf("case %d: LinesSum %s, key %s", i, got, sum)
 		}
 		files, ups := map[string]string{}, map[string]string{}
 		next := in
@@ -94,40 +94,50 @@ func TestRekeyAgreesWithKeyLines(t *testing.T) {
 			}
 		}
 		wantLines, wantWaiting, wantSum := keyOfInputs(t, next)
-		got, waiting, ok := Rekey(built, files, ups)
+		got, waiting, ok := Restamp(built, files, ups)
 		if !ok {
-			t.Fatalf("case %d: Rekey refused lines it can rewrite:\n%s", i, strings.Join(built, "\n"))
+			t.Fatalf("case %d: Restamp refused lines it can rewrite:\n%v", i, built)
 		}
 		if diff := cmp.Diff(wantLines, got); diff != "" {
-			t.Fatalf("case %d: lines (-keyLines +Rekey):\n%s", i, diff)
+			t.Fatalf("case %d: lines (-keyLines +Restamp):\n%s", i, diff)
 		}
 		if diff := cmp.Diff(wantWaiting, waiting); diff != "" {
-			t.Fatalf("case %d: waiting (-keyLines +Rekey):\n%s", i, diff)
+			t.Fatalf("case %d: waiting (-keyLines +Restamp):\n%s", i, diff)
 		}
-		if len(waiting) == 0 && KeySum(got) != wantSum {
-			t.Fatalf("case %d: key %s, want %s", i, KeySum(got), wantSum)
+		if got := hash.LinesSum(got).String(); len(waiting) == 0 && got != wantSum {
+			t.Fatalf("case %d: key %s, want %s", i, got, wantSum)
 		}
 	}
 }
 
-// TestRekeyRefuses: what Rekey cannot rewrite exactly it refuses, so the
-// caller takes the full path.
-func TestRekeyRefuses(t *testing.T) {
+// TestRestampRefuses: what Restamp cannot rewrite exactly it refuses, so
+// the caller takes the full path.
+func TestRestampRefuses(t *testing.T) {
 	d := strings.Repeat("a", 64)
-	lines := []string{"format " + hash.FormatVersion, "kind exec 1", `attr command "true"`, "input a.txt " + d, "dep 1 " + d + " # exec.u"}
+	lines := []hash.Line{
+		{Label: "format", Value: hash.FormatVersion},
+		{Label: "kind", Subject: "exec", Value: "1"},
+		{Label: "attr", Subject: "command", Value: `"true"`},
+		{Label: "input", Subject: "a.txt", Value: d},
+		{Label: "dep", Subject: "1", Value: d, Note: "exec.u"},
+	}
 	for _, tc := range []struct {
 		name       string
 		files, ups map[string]string
 	}{
 		{"unknown input", map[string]string{"b.txt": d}, nil},
 		{"unknown upstream", nil, map[string]string{"exec.v": d}},
-		{"short digest", map[string]string{"a.txt": "ab"}, nil},
 	} {
-		if _, _, ok := Rekey(lines, tc.files, tc.ups); ok {
-			t.Errorf("%s: Rekey accepted it", tc.name)
+		if _, _, ok := Restamp(lines, tc.files, tc.ups); ok {
+			t.Errorf("%s: Restamp accepted it", tc.name)
 		}
 	}
-	if _, _, ok := Rekey(append(lines[:4:4], "dep 1 "+d), nil, nil); ok {
-		t.Error("a dep line without its note: Rekey accepted it")
+	noNote := append(lines[:4:4], hash.Line{Label: "dep", Subject: "1", Value: d})
+	if _, _, ok := Restamp(noNote, nil, nil); ok {
+		t.Error("a dep line without its address: Restamp accepted it")
+	}
+	outOfOrder := append(lines[:4:4], hash.Line{Label: "dep", Subject: "2", Value: d, Note: "exec.u"})
+	if _, _, ok := Restamp(outOfOrder, nil, nil); ok {
+		t.Error("a dep line numbered 2 first: Restamp accepted it")
 	}
 }
