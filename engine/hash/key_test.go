@@ -127,6 +127,9 @@ func TestLineText(t *testing.T) {
 		{Line{Label: "attr", Subject: "command", Value: `"make all"`}, `attr command "make all"`, ""},
 		{Line{Label: "attr", Subject: "command", Value: "a\nb"}, `attr "command a\nb"`, ""},
 		{Line{Label: "fact", Subject: "toolchain.setup /opt/set env.sh", Value: d}, "fact toolchain.setup /opt/set env.sh " + d, ""},
+		{Line{Label: "input", Subject: "bad\xff name", Value: d}, `input "bad\xff%20name ` + d + `"`, ""},
+		{Line{Label: "attr", Subject: "env", Value: "{\"A\":\"\t\"}"}, `attr "env {\"A\":\"\t\"}"`, ""},
+		{Line{Label: "two words", Value: "v"}, `"two words" v`, ""},
 		{Line{Label: "dep", Subject: "1", Value: d, Note: "exec.a"}, "dep 1 " + d, "dep 1 " + d + " # exec.a"},
 		{Line{Label: "dep", Subject: "2", Value: d, Note: "exec.b[\"k\nl\"]"}, "dep 2 " + d, "dep 2 " + d + ` # "exec.b[\"k\nl\"]"`},
 	}
@@ -140,6 +143,9 @@ func TestLineText(t *testing.T) {
 		}
 		if got := c.line.Show(); got != show {
 			t.Errorf("%+v: Show() = %q, want %q", c.line, got, show)
+		}
+		if got, want := LinesSum([]Line{c.line}), Lines(c.text); got != want {
+			t.Errorf("%+v: LinesSum = %s, Lines of its text = %s", c.line, got, want)
 		}
 	}
 	var k Key

@@ -1,6 +1,10 @@
 package hash
 
-import "strings"
+import (
+	"crypto/sha256"
+	"strconv"
+	"strings"
+)
 
 // Line is one line of a node's key, as kiln writes it and reads it back:
 // Label says what kind of influence it is (attr, input, dep, env, ...),
@@ -20,16 +24,30 @@ type Line struct {
 // Text is the line as its key hashes it: the label, the subject (a path
 // with % and spaces percent-encoded) and the value, one physical line
 // whatever they hold (see Key.Add). The note is not part of it.
-func (l Line) Text() string {
-	v := l.Value
-	if l.Subject != "" {
-		s := l.Subject
-		if pathSubject(l.Label) {
-			s = EscapeSubject(s)
-		}
-		v = s + " " + v
+func (l Line) Text() string { return string(l.appendText(nil)) }
+
+func (l Line) appendText(b []byte) []byte {
+	b = appendField(b, l.Label, true)
+	b = append(b, ' ')
+	if l.Subject == "" {
+		return appendField(b, l.Value, false)
 	}
-	return spacedField(l.Label) + " " + field(v)
+	s := l.Subject
+	if pathSubject(l.Label) {
+		s = EscapeSubject(s)
+	}
+	if needsQuote(s) || unsafeText(l.Value) {
+		return strconv.AppendQuote(b, s+" "+l.Value)
+	}
+	return append(append(append(b, s...), ' '), l.Value...)
+}
+
+// appendField appends field(s), or spacedField(s) when spaced.
+func appendField(b []byte, s string, spaced bool) []byte {
+	if spaced && (s == "" || strings.ContainsRune(s, ' ')) || needsQuote(s) {
+		return strconv.AppendQuote(b, s)
+	}
+	return append(b, s...)
 }
 
 // Show is Text with the note, if any, after NoteSep: how explain and state
@@ -80,9 +98,13 @@ func UnescapeSubject(s string) string {
 // LinesSum is the digest of a key whose lines are lines: what Key.Sum gives
 // for the key they were added to.
 func LinesSum(lines []Line) Digest {
-	text := make([]string, len(lines))
-	for i, l := range lines {
-		text[i] = l.Text()
+	h := sha256.New()
+	var buf []byte
+	for _, l := range lines {
+		buf = append(l.appendText(buf[:0]), '\n')
+		h.Write(buf)
 	}
-	return Lines(text...)
+	var d Digest
+	h.Sum(d[:0])
+	return d
 }

@@ -12,7 +12,13 @@ import (
 // (newline, carriage return, tab, ...), is not valid UTF-8, or starts with a
 // double quote and so would read as a quoted field.
 func needsQuote(s string) bool {
-	if strings.HasPrefix(s, `"`) || !utf8.ValidString(s) {
+	return strings.HasPrefix(s, `"`) || unsafeText(s)
+}
+
+// unsafeText reports whether s holds a control character or is not valid
+// UTF-8, wherever it stands in a field.
+func unsafeText(s string) bool {
+	if !utf8.ValidString(s) {
 		return true
 	}
 	for _, r := range s {

@@ -25,6 +25,9 @@ func RecordedUpstreams(lines []hash.Line) map[string]string {
 // one, influence by influence, in the order of the new key, then what the
 // new key no longer has. kiln plan, explain and diff all say it this way.
 func DiffKeyLines(old, cur []hash.Line) []Reason {
+	if sameButWaiting(old, cur, nil) {
+		return nil
+	}
 	type id struct{ label, subject string }
 	before := map[id]string{}
 	var order []id
