@@ -146,7 +146,7 @@ func (s *session) decide(ctx context.Context, st *state.State, checks []checked,
 			return nil, false
 		}
 		decs[i] = dec
-		vals.Set(dec.Node.Addr, d.ValueAfter(dec))
+		vals.SetAfter(d, dec)
 		pl.Changes = append(pl.Changes, dec)
 	}
 	return pl, true

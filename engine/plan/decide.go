@@ -284,14 +284,7 @@ func noteUnpinned(dec *Decision) {
 // (a host without the NPUs it requires, a missing toolchain, or a node that
 // needs one of those): the node cannot run either.
 func (d *Decider) upstreamBlocked(n *config.Node, vals config.Values) string {
-	blocked := func(a addr.Node) string {
-		if v, ok := vals.NodeValue(a); ok && v.Type().IsObjectType() && v.Type().HasAttribute("blocked") {
-			if b := v.GetAttr("blocked"); b.IsKnown() && !b.IsNull() {
-				return b.AsString()
-			}
-		}
-		return ""
-	}
+	blocked := func(a addr.Node) string { return blockedOf(vals, a) }
 	host := n.Meta.Host
 	if n.Meta.Executor != "" {
 		// A Slurm job runs on a compute node that Slurm picks for its

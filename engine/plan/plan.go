@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -310,6 +311,58 @@ func (v *Values) NodeValue(a addr.Node) (cty.Value, bool) {
 	}
 	x, ok := v.m[a]
 	return x, ok
+}
+
+// SetAfter records the value dec's node has after the plan (ValueAfter),
+// without making the cty object where the value is plain: no exports.
+func (v *Values) SetAfter(d *Decider, dec *Decision) {
+	rec := dec.Record
+	p := plainValue{out: d.Pipeline.OutPath(dec.Node.Addr), blocked: dec.Blocked}
+	switch dec.Action {
+	case NoOp:
+		p.digest, p.known = rec.Digest, true
+	case Restore:
+		rec = dec.Restore
+		p.digest, p.known = rec.Digest, true
+	default:
+		rec = nil
+	}
+	if dec.KindNode != nil || len(dec.Exports) > 0 || rec != nil && hasExports(rec.Attrs) {
+		v.Set(dec.Node.Addr, d.ValueAfter(dec))
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.plain[dec.Node.Addr] = p
+	delete(v.m, dec.Node.Addr)
+}
+
+func hasExports(attrs map[string]string) bool {
+	for k := range attrs {
+		if strings.HasPrefix(k, AttrExportPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// blockedOf is why node a cannot run here, as its value in vals says; ""
+// when it can.
+func blockedOf(vals config.Values, a addr.Node) string {
+	if v, ok := vals.(*Values); ok {
+		v.mu.RLock()
+		p, plain := v.plain[a]
+		v.mu.RUnlock()
+		if plain {
+			return p.blocked
+		}
+	}
+	if v, ok := vals.NodeValue(a); ok && v.Type().IsObjectType() && v.Type().HasAttribute("blocked") {
+		if b := v.GetAttr("blocked"); b.IsKnown() && !b.IsNull() {
+			return b.AsString()
+		}
+	}
+	return ""
 }
 
 // Set records a node's value.

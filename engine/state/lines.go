@@ -33,103 +33,46 @@ var errLines = errors.New("key lines: want an array of [label, subject, value, n
 
 // UnmarshalJSON reads the lines of any state format.
 func (ls *Lines) UnmarshalJSON(b []byte) error {
-	s := &scan{b: b, text: string(b)}
-	if s.literal("null") {
-		*ls = nil
-		return nil
+	s := newScan(b)
+	out, err := s.lines()
+	if err != nil {
+		return err
 	}
-	if !s.next('[') {
-		return errLines
-	}
-	out := Lines{}
-	for first := true; !s.next(']'); first = false {
-		if !first && !s.next(',') {
-			return errLines
-		}
-		if s.peek() == '"' { // a line's text: format 3 and earlier
-			text, err := s.str()
-			if err != nil {
-				return err
-			}
-			out = append(out, legacyLine(text))
-			continue
-		}
-		l, err := s.line()
-		if err != nil {
-			return err
-		}
-		out = append(out, l)
-	}
-	if s.skip(); s.i != len(s.b) {
+	if !s.end() {
 		return errLines
 	}
 	*ls = out
 	return nil
 }
 
-// scan reads the JSON of Lines, which encoding/json has checked is valid
-// JSON before handing it over. The strings it returns share text, one
-// allocation for all the lines of a record.
-type scan struct {
-	b    []byte
-	text string // b
-	i    int
-}
-
-func (s *scan) skip() {
-	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
-		s.i++
+// lines reads Lines, or null.
+func (s *scan) lines() (Lines, error) {
+	if s.literal("null") {
+		return nil, nil
 	}
-}
-
-func (s *scan) peek() byte {
-	if s.skip(); s.i < len(s.b) {
-		return s.b[s.i]
+	if !s.next('[') {
+		return nil, errLines
 	}
-	return 0
-}
-
-// next consumes c if it comes next.
-func (s *scan) next(c byte) bool {
-	if s.peek() == c {
-		s.i++
-		return true
-	}
-	return false
-}
-
-func (s *scan) literal(w string) bool {
-	s.skip()
-	if len(s.b)-s.i >= len(w) && string(s.b[s.i:s.i+len(w)]) == w {
-		s.i += len(w)
-		return true
-	}
-	return false
-}
-
-// str reads a JSON string; one with escapes goes to encoding/json.
-func (s *scan) str() (string, error) {
-	if !s.next('"') {
-		return "", errLines
-	}
-	start, escaped := s.i, false
-	for s.i < len(s.b) && s.b[s.i] != '"' {
-		if s.b[s.i] == '\\' {
-			escaped = true
-			s.i++
+	out := Lines{}
+	for first := true; !s.next(']'); first = false {
+		if !first && !s.next(',') {
+			return nil, errLines
 		}
-		s.i++
+		if s.peek() == '"' { // a line's text: format 3 and earlier
+			text, err := s.str()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, legacyLine(text))
+			continue
+		}
+		l, err := s.line()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
 	}
-	if s.i >= len(s.b) {
-		return "", errLines
-	}
-	s.i++
-	if !escaped {
-		return s.text[start : s.i-1], nil
-	}
-	var v string
-	err := json.Unmarshal(s.b[start-1:s.i], &v)
-	return v, err
+	return out, nil
 }
 
 // line reads [label, subject, value] or [label, subject, value, note].

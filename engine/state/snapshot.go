@@ -224,7 +224,7 @@ func decodeRecords(lines [][]byte, recs []*Record) bool {
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
 				r := new(Record)
-				if json.Unmarshal(lines[i], r) != nil {
+				if decodeRecord(lines[i], r) != nil {
 					failed.Store(true)
 					return
 				}
