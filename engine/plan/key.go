@@ -50,7 +50,7 @@ const unknownValue = "(known after apply)"
 func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 	waiting = map[int]string{}
 	k := hash.NewKey()
-	k.Add("kind", in.kind+" "+in.version)
+	k.AddLine(hash.Line{Label: "kind", Subject: in.kind, Value: in.version})
 	in.paths.upstreams = in.deps
 	lines, err := attrLines(in)
 	if err != nil {
