@@ -348,85 +348,98 @@ func decode(data []byte) (*Memo, bool) {
 	// One array for the nodes' listings, the most common pointer.
 	listings := make([]hash.Listing, 0, n)
 	for i := range c.Nodes {
-		q := &c.Nodes[i]
-		q.Addr, q.Kind, q.Full, q.Value = r.str(), r.str(), r.str(), r.str()
-		if k := r.count(3); k > 0 {
-			q.Exports = make([]Export, k)
-			for j := range q.Exports {
-				q.Exports[j] = Export{Name: r.str(), Type: r.str(), Value: r.str()}
-			}
-		}
-		q.Link, q.Entry, q.Digest = r.str(), r.str(), r.str()
-		q.Inputs = r.files()
-		k := r.uint()
-		if k > uint64(len(q.Inputs)) {
-			return nil, false
-		}
-		q.KeyFiles = int(k)
-		if k := r.count(2); k > 0 {
-			q.Globs = make([]Glob, k)
-			for j := range q.Globs {
-				q.Globs[j] = Glob{Pattern: r.str(), Matches: r.strs()}
-			}
-		}
-		q.Outputs = r.strs()
-		if k := r.count(4); k > 0 {
-			q.Programs = make([]Program, k)
-			for j := range q.Programs {
-				q.Programs[j] = Program{Name: r.str(), Dir: r.str(), Path: r.str(), Line: r.str()}
-			}
-		}
-		if r.flag() {
-			s := r.stamp()
-			listings = append(listings, hash.Listing{Dev: s.Dev, Ino: s.Ino, Size: s.Size, Mtime: s.Mtime, Ctime: s.Ctime})
-			l := &listings[len(listings)-1]
-			if k := r.count(3); k > 0 {
-				l.Entries = make([]hash.Entry, k)
-				for j := range l.Entries {
-					l.Entries[j] = hash.Entry{Path: r.str(), Kind: r.byte(), Target: r.str()}
-					if !listedKind(l.Entries[j].Kind) {
-						return nil, false
-					}
-				}
-			}
-			q.Listing = l
-		}
-		q.Sealed = r.flag()
-		q.Seal = r.stamps()
-		q.InputSeals = r.stamps()
-		if k := r.count(1); k > 0 {
-			q.Deps = make([]int32, k)
-			for j := range q.Deps {
-				q.Deps[j] = r.index()
-			}
-		}
-		if k := r.count(2); k > 0 {
-			q.Resources = make(map[string]int64, k)
-			for range k {
-				q.Resources[r.str()] = int64(r.uint())
-			}
-		}
-		q.Resumable, q.Rekeyable = r.flag(), r.flag()
-		if r.err != nil {
+		if !r.node(&c.Nodes[i], &listings) {
 			return nil, false
 		}
 	}
-	for _, v := range c.Order {
-		if int(v) >= len(c.Nodes) {
-			return nil, false
-		}
-	}
-	for _, q := range c.Nodes {
-		for _, d := range q.Deps {
-			if int(d) >= len(c.Nodes) {
-				return nil, false
-			}
-		}
+	if !indexesHold(c) {
+		return nil, false
 	}
 	if r.err != nil || r.off != len(r.s) {
 		return nil, false
 	}
 	return c, true
+}
+
+// node reads one node of the memo into q, its listing into listings.
+func (r *reader) node(q *Node, listings *[]hash.Listing) bool {
+	q.Addr, q.Kind, q.Full, q.Value = r.str(), r.str(), r.str(), r.str()
+	if k := r.count(3); k > 0 {
+		q.Exports = make([]Export, k)
+		for j := range q.Exports {
+			q.Exports[j] = Export{Name: r.str(), Type: r.str(), Value: r.str()}
+		}
+	}
+	q.Link, q.Entry, q.Digest = r.str(), r.str(), r.str()
+	q.Inputs = r.files()
+	k := r.uint()
+	if k > uint64(len(q.Inputs)) {
+		return false
+	}
+	q.KeyFiles = int(k)
+	if k := r.count(2); k > 0 {
+		q.Globs = make([]Glob, k)
+		for j := range q.Globs {
+			q.Globs[j] = Glob{Pattern: r.str(), Matches: r.strs()}
+		}
+	}
+	q.Outputs = r.strs()
+	if k := r.count(4); k > 0 {
+		q.Programs = make([]Program, k)
+		for j := range q.Programs {
+			q.Programs[j] = Program{Name: r.str(), Dir: r.str(), Path: r.str(), Line: r.str()}
+		}
+	}
+	if r.flag() {
+		s := r.stamp()
+		*listings = append(*listings, hash.Listing{Dev: s.Dev, Ino: s.Ino, Size: s.Size, Mtime: s.Mtime, Ctime: s.Ctime})
+		l := &(*listings)[len(*listings)-1]
+		if k := r.count(3); k > 0 {
+			l.Entries = make([]hash.Entry, k)
+			for j := range l.Entries {
+				l.Entries[j] = hash.Entry{Path: r.str(), Kind: r.byte(), Target: r.str()}
+				if !listedKind(l.Entries[j].Kind) {
+					return false
+				}
+			}
+		}
+		q.Listing = l
+	}
+	q.Sealed = r.flag()
+	q.Seal = r.stamps()
+	q.InputSeals = r.stamps()
+	if k := r.count(1); k > 0 {
+		q.Deps = make([]int32, k)
+		for j := range q.Deps {
+			q.Deps[j] = r.index()
+		}
+	}
+	if k := r.count(2); k > 0 {
+		q.Resources = make(map[string]int64, k)
+		for range k {
+			q.Resources[r.str()] = int64(r.uint())
+		}
+	}
+	q.Resumable, q.Rekeyable = r.flag(), r.flag()
+	return r.err == nil
+}
+
+// indexesHold reports whether every node index in m (its order, each
+// node's upstreams) names one of its nodes.
+func indexesHold(m *Memo) bool {
+	for _, v := range m.Order {
+		if int(v) >= len(m.Nodes) {
+			return false
+		}
+	}
+	for _, q := range m.Nodes {
+		for _, d := range q.Deps {
+			if int(d) >= len(m.Nodes) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // listedKind: a listing holds files, symlinks and (never, as ListFolder
