@@ -27,7 +27,7 @@ func killedSegment(stateDir, node, key string, known []state.Segment) (state.Seg
 	if err != nil {
 		return state.Segment{}, false
 	}
-	suffix := "-" + key[:12] + ".log"
+	suffix := run.RunLogSuffix(key)
 	for i := len(entries) - 1; i >= 0; i-- { // names sort by start time
 		name := entries[i].Name()
 		if !strings.HasSuffix(name, suffix) {

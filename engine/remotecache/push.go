@@ -175,7 +175,7 @@ func (c *Client) pushBlob(ctx context.Context, dir string, b blob) (up bool, err
 		return false, err
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != b.sha256 {
-		return false, fmt.Errorf("%s changed while it was uploaded (SHA-256 now %s): the record is not pushed", p, got[:12])
+		return false, fmt.Errorf("%s changed while it was uploaded (SHA-256 now %s): the record is not pushed", p, human.Short(got))
 	}
 	return true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/human"
 )
 
 // KeyFile is a file that enters the key of at least one node, at either
@@ -79,7 +80,7 @@ func keyFiles(old, cur *side, renames map[addr.Node]addr.Node) []KeyFile {
 
 func shortValue(v string) string {
 	if len(v) == 64 && strings.Trim(v, "0123456789abcdef") == "" {
-		return v[:12]
+		return human.Short(v)
 	}
 	return v
 }

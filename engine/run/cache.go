@@ -154,7 +154,7 @@ func (c *remoteCache) lookup(ctx context.Context, n *config.Node, key string) *r
 	if rec.Digest != rec.Tree {
 		// A result with in-place outputs or a kind's own digest holds more
 		// than its tree: kiln never pushes one, and never takes one.
-		c.notes(n.Addr, "remote cache: the record of "+key[:12]+" describes more than a folder; building locally")
+		c.notes(n.Addr, "remote cache: the record of "+human.Short(key)+" describes more than a folder; building locally")
 		return nil
 	}
 	return rec
@@ -206,7 +206,7 @@ func (c *remoteCache) push(n *config.Node, rec *state.Record, dir string, stat *
 		}
 		tree := hash.EntriesDigest(entries).String()
 		if tree != rec.Digest {
-			c.notes(n.Addr, fmt.Sprintf("remote cache: not pushed: the result changed since it was recorded (%s, recorded %s)", tree[:12], rec.Digest[:12]))
+			c.notes(n.Addr, fmt.Sprintf("remote cache: not pushed: the result changed since it was recorded (%s, recorded %s)", human.Short(tree), human.Short(rec.Digest)))
 			return
 		}
 		r := &remotecache.Record{

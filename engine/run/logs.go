@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/nolink"
 	"github.com/kilnbuild/kiln/engine/sandbox"
 )
@@ -34,11 +35,11 @@ func LogDir(stateDir string, a addr.Node) string {
 
 // RunLogPath is the log of one run of a node.
 func RunLogPath(stateDir string, a addr.Node, key string, start time.Time) string {
-	if len(key) > 12 {
-		key = key[:12]
-	}
-	return filepath.Join(LogDir(stateDir, a), start.UTC().Format("20060102T150405.000000000Z")+"-"+key+".log")
+	return filepath.Join(LogDir(stateDir, a), start.UTC().Format("20060102T150405.000000000Z")+RunLogSuffix(key))
 }
+
+// RunLogSuffix ends the name of the log of every run of key.
+func RunLogSuffix(key string) string { return "-" + human.Short(key) + ".log" }
 
 // LinkLatest points the node's LogPath at the newest run's log.
 func LinkLatest(stateDir string, a addr.Node, runLog string) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
+	"github.com/kilnbuild/kiln/engine/human"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/run/job"
 	"github.com/kilnbuild/kiln/engine/slurm"
@@ -193,7 +194,7 @@ func (x *slurmExec) submitNew(ctx context.Context, r *slurmRun, submission int) 
 	} else {
 		// A folder per submission: a result file of an earlier job is
 		// never taken for this one's.
-		jobDir = filepath.Join(x.shared(r.exec), r.node.Addr.FileName()+"-"+r.key[:12]+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+		jobDir = filepath.Join(x.shared(r.exec), r.node.Addr.FileName()+"-"+human.Short(r.key)+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
 		if err := os.MkdirAll(jobDir, 0o755); err != nil {
 			return slurm.Job{}, fmt.Errorf("the Slurm job folder: %w", err)
 		}
