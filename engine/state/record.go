@@ -89,10 +89,13 @@ type Failure struct {
 func (r *Record) Good() bool { return r != nil && r.Digest != "" }
 
 // clone returns a deep copy, so a committed record does not change when the
-// caller keeps modifying its own value.
+// caller keeps modifying its own value. The key lines are shared, capped so
+// that an append copies them: no line of a key is changed in place once
+// it is written (a restamped or renamed key is a copy), and they are most of
+// a record's memory.
 func (r *Record) clone() *Record {
 	c := *r
-	c.KeyLines = slices.Clone(r.KeyLines)
+	c.KeyLines = r.KeyLines[:len(r.KeyLines):len(r.KeyLines)]
 	c.Outputs = slices.Clone(r.Outputs)
 	c.Attrs = maps.Clone(r.Attrs)
 	c.Resources = maps.Clone(r.Resources)
