@@ -245,6 +245,10 @@ type ApplyOptions struct {
 	// are traced (run.Options.Trace); the workspace must be opened with
 	// them among Options.Replace, so that they run.
 	Trace []addr.Node
+	// Final says the workspace is not planned or applied again (kiln
+	// apply): once every node has run, the pipeline's syntax trees are let
+	// go before the state and the memo are written (config.ForgetSyntax).
+	Final bool
 }
 
 // StateStamp identifies one version of a state.
@@ -339,6 +343,9 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace), Decided: w.evals.Note,
 	}}
 	res, applyErr := a.Apply(ctx)
+	if o.Final && applyErr == nil && res != nil && !res.Failed() {
+		w.pipeline.ForgetSyntax()
+	}
 	if w.consulted != nil && consult != nil && res != nil {
 		w.consulted.Said(len(res.Nodes))
 	}

@@ -122,7 +122,7 @@ func runApply(c *cli, args []string) int {
 		}
 		return 1
 	}
-	opts := engine.ApplyOptions{Parallelism: a.parallelism, Jobs: a.jobs, FailFast: a.failFast, Command: commandLine(fs, pos), KeepRuns: a.keepRuns, OnRecover: func(rs []engine.Recovered) { render.Recovered(c.stderr, rs) }, Trace: traced}
+	opts := engine.ApplyOptions{Parallelism: a.parallelism, Jobs: a.jobs, FailFast: a.failFast, Command: commandLine(fs, pos), KeepRuns: a.keepRuns, OnRecover: func(rs []engine.Recovered) { render.Recovered(c.stderr, rs) }, Trace: traced, Final: true}
 	if a.keepRuns <= 0 {
 		opts.KeepRuns = -1
 	}

@@ -42,6 +42,9 @@ func (p *Pipeline) Evaluate(n *Node, vals Values, selfOut string) (*Evaluated, h
 // EvaluateRun evaluates n's configuration for a run: self.resources holds
 // what the node was given (granted), when not nil.
 func (p *Pipeline) EvaluateRun(n *Node, vals Values, selfOut string, granted map[string]int64) (*Evaluated, hcl.Diagnostics) {
+	if n.Block.Body == nil {
+		return nil, forgotten(n)
+	}
 	rec := newReads()
 	ctx, diags := p.nodeContext(n, vals, selfOut, granted, rec)
 	if diags.HasErrors() {

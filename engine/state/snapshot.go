@@ -71,45 +71,64 @@ func checkSum(data []byte) (problem string, ok bool) {
 
 const historyLine = `],"history":[`
 
-// encodeSnapshot returns the snapshot of s with the given serial.
+// encodeSnapshot returns the snapshot of s with the given serial. It is
+// written into one buffer sized for it, its first line (which holds the
+// sum of the rest) in room kept at the front: the snapshot of a large
+// pipeline is the largest thing an apply holds at its end.
 func encodeSnapshot(s *State, serial uint64) ([]byte, error) {
-	var buf bytes.Buffer
-	for i, r := range s.Sorted() {
-		line, err := json.Marshal(r)
+	headFor := func(sum string) ([]byte, error) {
+		head, err := json.Marshal(snapshot{Version: FormatVersion, Lineage: s.Lineage, Serial: serial, Sum: sum, Records: []*Record{}})
 		if err != nil {
-			return nil, fmt.Errorf("encoding state record %s: %w", r.Addr, err)
+			return nil, fmt.Errorf("encoding state: %w", err)
 		}
-		if i > 0 {
-			buf.WriteString(",\n")
-		}
-		buf.Write(line)
+		return append(head[:len(head)-2], '\n'), nil // drop "]}" of the empty records list
 	}
-	if len(s.Records) > 0 {
-		buf.WriteByte('\n')
+	room, err := headFor(sumFrom(nil))
+	if err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(make([]byte, len(room), len(room)+recordSize*(len(s.Records)+len(s.History))))
+	if err := encodeRecords(buf, s.Sorted(), "record"); err != nil {
+		return nil, err
 	}
 	buf.WriteString(historyLine + "\n")
-	for i, r := range s.SortedHistory() {
+	if err := encodeRecords(buf, s.SortedHistory(), "history"); err != nil {
+		return nil, err
+	}
+	buf.WriteString("]}\n")
+	data := buf.Bytes()
+	head, err := headFor(sumFrom(data[len(room):]))
+	if err != nil {
+		return nil, err
+	}
+	copy(data, head) // as long as room: a sum is always 64 digits
+	return data, nil
+}
+
+// recordSize is about what a record takes in a snapshot, to size its
+// buffer.
+const recordSize = 1400
+
+// encodeRecords writes recs, one a line, separated by commas.
+func encodeRecords(buf *bytes.Buffer, recs []*Record, what string) error {
+	for i, r := range recs {
 		line, err := json.Marshal(r)
 		if err != nil {
-			return nil, fmt.Errorf("encoding state history %s: %w", r.Key, err)
+			name := r.Addr
+			if what == "history" {
+				name = r.Key
+			}
+			return fmt.Errorf("encoding state %s %s: %w", what, name, err)
 		}
 		if i > 0 {
 			buf.WriteString(",\n")
 		}
 		buf.Write(line)
 	}
-	if len(s.History) > 0 {
+	if len(recs) > 0 {
 		buf.WriteByte('\n')
 	}
-	buf.WriteString("]}\n")
-	head, err := json.Marshal(snapshot{Version: FormatVersion, Lineage: s.Lineage, Serial: serial, Sum: sumFrom(buf.Bytes()), Records: []*Record{}})
-	if err != nil {
-		return nil, fmt.Errorf("encoding state: %w", err)
-	}
-	out := make([]byte, 0, len(head)+buf.Len())
-	out = append(out, head[:len(head)-2]...) // drop "]}" of the empty records list
-	out = append(out, '\n')
-	return append(out, buf.Bytes()...), nil
+	return nil
 }
 
 func decodeSnapshot(path string, data []byte) (*State, error) {

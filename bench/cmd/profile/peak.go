@@ -72,7 +72,7 @@ func applyPeak(path, memprofile string, parallelism int) error {
 	}
 	watch := watchHeap()
 	t := time.Now()
-	res, err := w.Apply(context.Background(), engine.ApplyOptions{Parallelism: parallelism, Command: "profile -apply"})
+	res, err := w.Apply(context.Background(), engine.ApplyOptions{Parallelism: parallelism, Command: "profile -apply", Final: true})
 	took := time.Since(t)
 	max, serr := watch.save(memprofile)
 	if err != nil {
