@@ -24,6 +24,6 @@ func (p *Pipeline) ForgetSyntax() {
 // ForgetSyntax let go.
 func forgotten(n *Node) hcl.Diagnostics {
 	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Configuration no longer held",
-		Detail: "The configuration of " + n.Addr.String() + " was let go after the apply ran every node; open the pipeline again to evaluate it.",
+		Detail:  "The configuration of " + n.Addr.String() + " was let go after the apply ran every node; open the pipeline again to evaluate it.",
 		Subject: &n.DeclRange}}
 }
