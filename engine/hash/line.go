@@ -11,14 +11,12 @@ import (
 // Subject what it is about (an attribute or variable name, a path, an
 // upstream's number; "" for a label that has none), Value what it was, and
 // Note, for people only, what the line stands for (the address of the
-// upstream a dep line's digest belongs to). Lines are compared and rewritten
-// as these fields; Text renders one for hashing and Show for reading, and
-// nothing parses a rendered line back.
+// upstream a dep line's digest belongs to). Lines are compared, rewritten
+// and stored as these fields; Text renders one for hashing and Show for
+// reading, and nothing parses a rendered line back (but the reader of an
+// older kiln's state file, which stored the text: engine/state, legacy.go).
 type Line struct {
-	Label   string `json:"l"`
-	Subject string `json:"s,omitempty"`
-	Value   string `json:"v"`
-	Note    string `json:"n,omitempty"`
+	Label, Subject, Value, Note string
 }
 
 // Text is the line as its key hashes it: the label, the subject (a path

@@ -13,9 +13,10 @@ import (
 // newline), a dep line "dep N DIGEST # ADDR". A line that cannot be split
 // that way (a label kiln no longer writes) keeps its text as the value of
 // its label, so it still shows and still differs from any line kiln writes
-// now. The record's key is its own field and never recomputed from these
-// lines, so an inexact split can change how a difference is explained,
-// never a decision.
+// now. The record's key is its own field, so an inexact split can change
+// how a difference is explained, never a decision: the plan after an edit,
+// the one reader that sums recorded lines again (engine/memo), first checks
+// that they give the record's key.
 
 // legacyLine is a key line of an older kiln, written as text.
 func legacyLine(l string) hash.Line {
