@@ -5,7 +5,7 @@
 //
 // Layout of the state folder dir:
 //
-//	dir/state.json          snapshot: {"version":3,"lineage":…,"serial":N,"sum":…,"records":[…],"history":[…]}
+//	dir/state.json          snapshot: {"version":4,"lineage":…,"serial":N,"sum":…,"records":[…],"history":[…]}
 //	dir/state.json.backup   the snapshot before the last compaction
 //	dir/state.journal       records committed by an apply not yet compacted
 //	dir/lock                flock(2) target; holds the holder's pid, host, start, command
@@ -14,6 +14,12 @@
 //	dir/tmp/                temporary links; emptied when the lock is taken
 //	dir/running             the runs an apply has in progress and their process
 //	                        groups (RunLog); removed when the apply ends
+//
+// A record's key lines are stored as their fields, one array each
+// ([label, subject, value, note?]: Lines), since format 4; a snapshot of
+// an earlier format, which held their text, is read as well (legacy.go).
+// Records are decoded by hand where they hold what kiln writes (decode.go),
+// by encoding/json otherwise.
 //
 // Records name their result's run folder as Record.Entry = "KEY-RUN". A node
 // record points at the node's current result; History keeps, by key, the
