@@ -51,7 +51,7 @@ key newkey (recorded oldkey)
 
 func TestExplainUpToDateWithoutRecord(t *testing.T) {
 	d := &plan.Decision{Node: node("a"), Kind: exec.New(), Action: plan.Create, Key: "k",
-		Reasons: []plan.Reason{{Kind: "new"}}, KeyLines: []hash.Line{hash.Line{Label: "format", Value: "kiln-key-1"}, {Label: "attr", Subject: "command", Value: `"true"`}}}
+		Reasons: []plan.Reason{{Kind: "new"}}, KeyLines: []hash.Line{{Label: "format", Value: "kiln-key-1"}, {Label: "attr", Subject: "command", Value: `"true"`}}}
 	var b bytes.Buffer
 	Explain(&b, d, Colors{})
 	want := "exec.a: create\n  never built\n\nkey k\n    format kiln-key-1\n    attr command \"true\"\n"
@@ -59,8 +59,8 @@ func TestExplainUpToDateWithoutRecord(t *testing.T) {
 		t.Errorf("explain (-want +got):\n%s", diff)
 	}
 
-	d = &plan.Decision{Node: node("a"), Kind: exec.New(), Action: plan.NoOp, Key: "k", Record: &state.Record{Key: "k", Digest: "x", KeyLines: []hash.Line{hash.Line{Label: "format", Value: "kiln-key-1"}}},
-		KeyLines: []hash.Line{hash.Line{Label: "format", Value: "kiln-key-1"}}}
+	d = &plan.Decision{Node: node("a"), Kind: exec.New(), Action: plan.NoOp, Key: "k", Record: &state.Record{Key: "k", Digest: "x", KeyLines: []hash.Line{{Label: "format", Value: "kiln-key-1"}}},
+		KeyLines: []hash.Line{{Label: "format", Value: "kiln-key-1"}}}
 	b.Reset()
 	Explain(&b, d, Colors{})
 	want = "exec.a: up to date\n\nkey k (recorded k)\n    format kiln-key-1\n"
@@ -71,7 +71,7 @@ func TestExplainUpToDateWithoutRecord(t *testing.T) {
 
 func TestExplainUnknownKey(t *testing.T) {
 	d := &plan.Decision{Node: node("train"), Kind: exec.New(), Action: plan.Maybe,
-		Record:  &state.Record{Key: "old", Digest: "d", KeyLines: []hash.Line{hash.Line{Label: "format", Value: "kiln-key-1"}, {Label: "dep", Subject: "exec.prep", Value: "111"}}},
+		Record:  &state.Record{Key: "old", Digest: "d", KeyLines: []hash.Line{{Label: "format", Value: "kiln-key-1"}, {Label: "dep", Subject: "exec.prep", Value: "111"}}},
 		Reasons: []plan.Reason{{Kind: "upstream_runs", Subject: "exec.prep"}}}
 	var b bytes.Buffer
 	Explain(&b, d, Colors{})
