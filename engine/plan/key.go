@@ -86,7 +86,15 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 		k.AddLine(hash.Line{Label: "from", Subject: in.paths.normalise(l[0]), Value: l[1]})
 	}
 	for _, l := range in.facts {
-		k.AddLine(hash.Line{Label: "fact", Subject: l[0], Value: l[1]})
+		// A fact's name may hold a space (toolchain.setup PATH): its
+		// subject is the name's first word, the rest goes with the value,
+		// as the lines of state files before format 4 are read.
+		name, rest, _ := strings.Cut(l[0], " ")
+		value := l[1]
+		if rest != "" {
+			value = rest + " " + value
+		}
+		k.AddLine(hash.Line{Label: "fact", Subject: name, Value: value})
 	}
 	if in.program != nil {
 		k.AddLine(in.program.Line())
