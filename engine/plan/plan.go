@@ -12,6 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/par"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/sandbox"
+	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -183,15 +184,9 @@ const minParallelWave = 8
 // otherwise.
 func (d *Decider) ValueAfter(dec *Decision) cty.Value {
 	digest := cty.UnknownVal(cty.String)
-	var rec = dec.Record
-	switch dec.Action {
-	case NoOp:
+	rec := resultAfter(dec)
+	if rec != nil {
 		digest = cty.StringVal(rec.Digest)
-	case Restore:
-		rec = dec.Restore
-		digest = cty.StringVal(rec.Digest)
-	default:
-		rec = nil
 	}
 	attrs := map[string]cty.Value{
 		"out":     cty.StringVal(d.Pipeline.OutPath(dec.Node.Addr)),
@@ -316,16 +311,10 @@ func (v *Values) NodeValue(a addr.Node) (cty.Value, bool) {
 // SetAfter records the value dec's node has after the plan (ValueAfter),
 // without making the cty object where the value is plain: no exports.
 func (v *Values) SetAfter(d *Decider, dec *Decision) {
-	rec := dec.Record
 	p := plainValue{out: d.Pipeline.OutPath(dec.Node.Addr), blocked: dec.Blocked}
-	switch dec.Action {
-	case NoOp:
+	rec := resultAfter(dec)
+	if rec != nil {
 		p.digest, p.known = rec.Digest, true
-	case Restore:
-		rec = dec.Restore
-		p.digest, p.known = rec.Digest, true
-	default:
-		rec = nil
 	}
 	if dec.KindNode != nil || len(dec.Exports) > 0 || rec != nil && hasExports(rec.Attrs) {
 		v.Set(dec.Node.Addr, d.ValueAfter(dec))
@@ -335,6 +324,19 @@ func (v *Values) SetAfter(d *Decider, dec *Decision) {
 	defer v.mu.Unlock()
 	v.plain[dec.Node.Addr] = p
 	delete(v.m, dec.Node.Addr)
+}
+
+// resultAfter is the record of the result dec's node has after the plan:
+// its own when nothing runs, the stored one a restore puts back; nil when
+// it runs.
+func resultAfter(dec *Decision) *state.Record {
+	switch dec.Action {
+	case NoOp:
+		return dec.Record
+	case Restore:
+		return dec.Restore
+	}
+	return nil
 }
 
 func hasExports(attrs map[string]string) bool {
