@@ -67,7 +67,7 @@ func (w *Workspace) consultMemo() plan.Memo {
 		return nil
 	}
 	o.Stat = w.stat
-	c, ok := memo.Open(o)
+	c, ok := memo.Open(o, w.pipeline)
 	if !ok {
 		return nil
 	}

@@ -49,6 +49,7 @@ func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnost
 		remain = b.Body
 	}
 	blk := &Block{Kind: k, spec: spec, Name: b.Labels[0], DeclRange: b.DefRange, Body: remain, meta: content.Attributes}
+	blk.Source, _ = sourceRange(b)
 	for _, mb := range content.Blocks {
 		if mb.Type == "slurm" {
 			if blk.slurm != nil {
@@ -77,10 +78,10 @@ func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnost
 		})
 	}
 	if a, ok := content.Attributes["for_each"]; ok {
-		blk.ForEach = a.Expr
+		blk.ForEach, blk.instances = a.Expr, a.Range
 	}
 	if a, ok := content.Attributes["count"]; ok {
-		blk.Count = a.Expr
+		blk.Count, blk.instances = a.Expr, a.Range
 		if blk.ForEach != nil {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,

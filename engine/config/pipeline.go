@@ -53,20 +53,25 @@ type Pipeline struct {
 	cacheBlocks    []*hcl.Block
 
 	poolBlocks []*hcl.Block
-	index      map[addr.Node]*Node
-	instances  map[addr.Node][]addr.Node // block address -> its instances, in order
-	blockOf    map[addr.Node]*Block
-	vars       cty.Value // object of variable values
-	reads      readLog
-	specs      map[string]kindSpec // by kind name, computed once
-	staticMu   sync.Mutex
-	static     map[string]staticLocal // locals that reference no node, evaluated once
-	dynMu      sync.RWMutex
-	expanded   map[addr.Node]*expansion // dynamic blocks expanded so far, by block address
-	maxDyn     int                      // Options.MaxDynamic
-	pathOnce   sync.Once
-	path       cty.Value                       // path, made once (pathValue)
-	selfPH     atomic.Pointer[selfPlaceholder] // see Pipeline.selfValue
+	// shared are the whole sources of the top-level blocks that are not
+	// node blocks, in file order (SharedIdentity); opaque when a block has
+	// none (a JSON file).
+	shared    []hcl.Range
+	opaque    bool
+	index     map[addr.Node]*Node
+	instances map[addr.Node][]addr.Node // block address -> its instances, in order
+	blockOf   map[addr.Node]*Block
+	vars      cty.Value // object of variable values
+	reads     readLog
+	specs     map[string]kindSpec // by kind name, computed once
+	staticMu  sync.Mutex
+	static    map[string]staticLocal // locals that reference no node, evaluated once
+	dynMu     sync.RWMutex
+	expanded  map[addr.Node]*expansion // dynamic blocks expanded so far, by block address
+	maxDyn    int                      // Options.MaxDynamic
+	pathOnce  sync.Once
+	path      cty.Value                       // path, made once (pathValue)
+	selfPH    atomic.Pointer[selfPlaceholder] // see Pipeline.selfValue
 }
 
 // Node returns the instance at a, or nil. The instances of a dynamic block
@@ -129,6 +134,12 @@ type Block struct {
 	spec      kindSpec
 	Name      string
 	DeclRange hcl.Range
+	// Source is the whole block in its file, from its type to its closing
+	// brace (NodeIdentity); zero in a JSON file.
+	Source hcl.Range
+	// instances is the for_each or count argument in Source: an instance
+	// reads it only as each.key, each.value or count.index.
+	instances hcl.Range
 	Body      hcl.Body // the kind's own attributes (meta-arguments removed)
 	ForEach   hcl.Expression
 	Count     hcl.Expression

@@ -23,6 +23,7 @@ import (
 // evaluates only those, and what their values reach.
 type Consult struct {
 	s      *session
+	p      *config.Pipeline
 	checks []checked
 	index  map[string]int // node address → index in the memo
 	say    func(string)
@@ -32,17 +33,22 @@ type Consult struct {
 	values  map[string]string // digests of the values of nodes decided again
 }
 
-// Open checks the memo of the pipeline at o.Path for the full plan to
-// consult; false when there is none or its pipeline-wide conditions do not
-// hold, and the plan decides every node.
-func Open(o Options) (*Consult, bool) {
-	s, ok := open(o, newWhyNot("the memo", nil))
+// Open checks the memo of the loaded pipeline p, at o.Path, for the full
+// plan to consult; false when there is none or its pipeline-wide
+// conditions do not hold, and the plan decides every node. When only node
+// blocks changed, each node is as recorded only while its own block, its
+// instance and its upstreams' addresses are (config.NodeIdentity).
+func Open(o Options, p *config.Pipeline) (*Consult, bool) {
+	s, ok := open(o, p, newWhyNot("the memo of the full plan", o.Say))
 	if !ok {
 		return nil, false
 	}
+	if s.byNode && o.Say != nil {
+		o.Say("the memo: only node blocks changed since it was written: each node is held to its own")
+	}
 	links, linksOK := hash.StampOf(s.store.LinksDir())
 	checks, _ := s.checkAll(linksOK && s.memo.Links != nil && *s.memo.Links == links, false)
-	c := &Consult{s: s, checks: checks, index: make(map[string]int, len(s.memo.Nodes)), say: o.Say,
+	c := &Consult{s: s, p: p, checks: checks, index: make(map[string]int, len(s.memo.Nodes)), say: o.Say,
 		settled: map[string]bool{}, values: map[string]string{}}
 	for i, n := range s.memo.Nodes {
 		c.index[n.Addr] = i
@@ -58,6 +64,9 @@ func (c *Consult) Settled(d *plan.Decider, n *config.Node, vals config.Values) (
 		return nil, c.miss(a, "not in the memo")
 	}
 	m := &c.s.memo.Nodes[i]
+	if c.s.byNode && (m.Config == "" || m.Config != c.p.NodeIdentity(n)) {
+		return nil, c.miss(a, "its block, its instance or its upstreams changed")
+	}
 	if why, ok := c.checks[i].upToDate(c.s.root); !ok {
 		return nil, c.miss(a, why)
 	}

@@ -5,14 +5,16 @@
 //
 // The memo holds a header for the whole pipeline — a digest of its files,
 // lock, variable files, variables and KILN_VAR_ environment with kiln's
-// version; the state's lineage, serial and the state file's stamp; the
+// version, and the same with only what every node may read of the files
+// (Shared); the state's lineage, serial and the state file's stamp; the
 // files expressions read, exactly as the plan read them; the environment
-// variables keys read — and per node its stable link, store entry and
-// digest, the files its key hashed, the files its input patterns matched,
-// how its program was found, its run folder's listing and the stamps
-// (seals) under which stat alone vouches for its files, and what deciding
-// it again from its recorded key lines takes: its upstreams, kind,
-// resources and whether its key lines can be rewritten at all.
+// variables keys read — and per node the identity of its configuration,
+// its stable link, store entry and digest, the files its key hashed, the
+// files its input patterns matched, how its program was found, its run
+// folder's listing and the stamps (seals) under which stat alone vouches
+// for its files, and what deciding it again from its recorded key lines
+// takes: its upstreams, kind, resources and whether its key lines can be
+// rewritten at all.
 //
 // What it trusts, and why:
 //   - The pipeline's configuration is the one the memo was written from
@@ -20,6 +22,18 @@
 //     evaluation can read is in it, so the evaluated configuration of every
 //     node is the one it was decided with. A node that reads an upstream's
 //     values beyond its out path is decided again only by the full plan.
+//   - When the pipeline's files changed, a node's configuration is the one
+//     it was decided with while two digests hold (config/identity.go): the
+//     header's Shared — every block that is not a node or an output
+//     (variables, locals, kiln, pools, executors, cache, moved), the lock,
+//     the variables' files and values, the KILN_VAR_ environment — and the
+//     node's Config — its block's source and file (its for_each or count
+//     stands in as each.key, each.value or count.index), its kind, its
+//     instance, and the addresses of its upstreams and of the nodes that
+//     write its inputs in place. An evaluation reads nothing else but its
+//     upstreams' values, files and the environment, which are checked
+//     apart. Only the full plan, which loads the pipeline, can use this:
+//     the answers that load no HCL need the whole header.
 //   - A stamp (hash.Stamp: device, inode, size, mtime, ctime) taken outside
 //     the racy window stands for a file's content: no write leaves all five
 //     as they were. A stamp is never taken of a symbolic link's target, so

@@ -69,6 +69,7 @@ func encode(c *Memo) ([]byte, bool) {
 	w := &writer{}
 	w.str(c.Format)
 	w.str(c.Config)
+	w.str(c.Shared)
 	w.str(c.Lineage)
 	w.uint(c.Serial)
 	w.stamp(c.State)
@@ -99,6 +100,7 @@ func encode(c *Memo) ([]byte, bool) {
 	for _, n := range c.Nodes {
 		w.str(n.Addr)
 		w.str(n.Kind)
+		w.str(n.Config)
 		w.str(n.Full)
 		w.str(n.Value)
 		w.uint(uint64(len(n.Exports)))
@@ -315,7 +317,7 @@ func decode(data []byte) (*Memo, bool) {
 	// The strings of the memo are slices of the file's bytes,
 	// which are never written to again.
 	r := &reader{s: unsafe.String(&body[0], len(body))}
-	c := &Memo{Format: r.str(), Config: r.str(), Lineage: r.str(), Serial: r.uint(), State: r.stamp()}
+	c := &Memo{Format: r.str(), Config: r.str(), Shared: r.str(), Lineage: r.str(), Serial: r.uint(), State: r.stamp()}
 	if n := r.count(4); n > 0 {
 		c.Reads = make([]config.FileRead, n)
 		for i := range c.Reads {
@@ -363,7 +365,7 @@ func decode(data []byte) (*Memo, bool) {
 
 // node reads one node of the memo into q, its listing into listings.
 func (r *reader) node(q *Node, listings *[]hash.Listing) bool {
-	q.Addr, q.Kind, q.Full, q.Value = r.str(), r.str(), r.str(), r.str()
+	q.Addr, q.Kind, q.Config, q.Full, q.Value = r.str(), r.str(), r.str(), r.str(), r.str()
 	if k := r.count(3); k > 0 {
 		q.Exports = make([]Export, k)
 		for j := range q.Exports {

@@ -11,7 +11,7 @@ import (
 func sampleMemo() *Memo {
 	links := hash.Stamp{Dev: 1, Ino: 2, Size: 4096, Mtime: 1 << 60, Ctime: -5}
 	return &Memo{
-		Format: Format, Config: "cfg", Lineage: "lin", Serial: 1 << 40,
+		Format: Format, Config: "cfg", Shared: "shared", Lineage: "lin", Serial: 1 << 40,
 		Reads: []config.FileRead{{Path: "/p/params.txt", What: config.ReadContent, Seen: "abc"}, {Path: "/p/d", What: config.ReadFileset, Seen: "x", Pattern: "*.txt"}},
 		Env:   []File{{Path: "PATH", Digest: "d1"}},
 		Sources: []Source{{Path: "/p/pipeline.hcl", Digest: hash.Bytes([]byte("x")), Stamp: hash.Stamp{Dev: 20, Ino: 21, Size: 22, Mtime: 23, Ctime: 24}},
@@ -20,7 +20,7 @@ func sampleMemo() *Memo {
 		Replans: "",
 		Order:   []int32{1, 2, 0},
 		Nodes: []Node{
-			{Addr: "exec.a", Kind: "exec", Value: "v1", Exports: []Export{{Name: "path", Type: `"string"`, Value: `"/p/x"`}}, Link: "exec.a", Entry: "ab12-r1", Digest: "dig", Inputs: []File{{Path: "/p/in", Digest: "i1"}, {Path: "/p/requirements.txt", Digest: "k1"}},
+			{Addr: "exec.a", Kind: "exec", Config: "own", Value: "v1", Exports: []Export{{Name: "path", Type: `"string"`, Value: `"/p/x"`}}, Link: "exec.a", Entry: "ab12-r1", Digest: "dig", Inputs: []File{{Path: "/p/in", Digest: "i1"}, {Path: "/p/requirements.txt", Digest: "k1"}},
 				KeyFiles:   1,
 				InputSeals: []hash.Stamp{{Dev: 3, Ino: 4, Size: 5, Mtime: 6, Ctime: 7}, {}},
 				Globs:      []Glob{{Pattern: "data/*.txt", Matches: []string{"data/1.txt", "data/é 2.txt"}}},

@@ -15,14 +15,18 @@ import (
 
 // Format names the file's encoding and what it holds; a memo of another
 // format is no memo.
-const Format = "kiln-memo-1"
+const Format = "kiln-memo-2"
 
 // Memo is the file: a header for the whole pipeline and a record per node.
 type Memo struct {
 	Format string
 	// Config digests the pipeline's files, lock, variable files, variables
 	// and KILN_VAR_ environment (configDigest) with kiln's version.
-	Config  string
+	Config string
+	// Shared digests the same but for the node blocks, which each node's
+	// Config stands for (sharedDigest): while it holds, a node whose own
+	// Config holds is as the memo recorded it, whatever other blocks say.
+	Shared  string
 	Lineage string
 	Serial  uint64
 	// State is the stamp of the state file the plan read: any write to it
@@ -65,6 +69,9 @@ type Source struct {
 type Node struct {
 	Addr string
 	Kind string
+	// Config is the identity of the node's configuration: its block, its
+	// instance and its upstreams' addresses (config.NodeIdentity).
+	Config string
 	// Full, when not "", is why the node is decided by the full plan at
 	// every plan (its kind probes the machine, always_run, ...): the memo
 	// then holds only its Addr, Kind and Value.
@@ -136,7 +143,10 @@ func Path(stateDir string) string { return filepath.Join(stateDir, "cache", "mem
 // so that a large pipeline file or lock that has not changed is not read
 // again.
 func configDigest(version string, files []string, vars map[string]string, varFiles []string, digest func(path string) (hash.Digest, error)) string {
-	lines := []string{"kiln " + version, "key " + hash.FormatVersion}
+	if len(files) == 0 {
+		return inputsDigest(version, nil, "", vars, varFiles, digest)
+	}
+	lines := make([]string, 0, len(files))
 	for _, f := range files {
 		d, err := digest(f)
 		if err != nil {
@@ -144,9 +154,29 @@ func configDigest(version string, files []string, vars map[string]string, varFil
 		}
 		lines = append(lines, "file "+f+" "+d.String())
 	}
+	return inputsDigest(version, lines, filepath.Dir(files[0]), vars, varFiles, digest)
+}
+
+// sharedDigest identifies what every node of the loaded pipeline p reads
+// beyond its own block: the blocks that are not node blocks
+// (config.SharedIdentity), and the lock, variables and environment as
+// configDigest has them. "" when it cannot be told.
+func sharedDigest(version string, p *config.Pipeline, vars map[string]string, varFiles []string, digest func(path string) (hash.Digest, error)) string {
+	shared := p.SharedIdentity()
+	if shared == "" {
+		return ""
+	}
+	return inputsDigest(version, []string{"shared " + shared}, p.Root, vars, varFiles, digest)
+}
+
+// inputsDigest digests the lines that say what the pipeline's files hold
+// with the lock file in lockDir, the variable files, the -var values and
+// the KILN_VAR_ environment; "" when a file cannot be read.
+func inputsDigest(version string, pipeline []string, lockDir string, vars map[string]string, varFiles []string, digest func(path string) (hash.Digest, error)) string {
+	lines := append([]string{"kiln " + version, "key " + hash.FormatVersion}, pipeline...)
 	// The lock file pins what nodes resolve: a changed lock changes keys.
-	if len(files) > 0 {
-		if d, err := digest(lockfile.Path(filepath.Dir(files[0]))); err == nil {
+	if lockDir != "" {
+		if d, err := digest(lockfile.Path(lockDir)); err == nil {
 			lines = append(lines, "lock "+d.String())
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // "make the full plan", never "out of date". A check that held records in
 // the memo what stat alone can vouch for from then on (settle).
 func Check(o Options) (nodes int, upToDate bool) {
-	s, ok := open(o, newWhyNot("the no-change check", o.Say))
+	s, ok := open(o, nil, newWhyNot("the no-change check", o.Say))
 	if !ok {
 		return 0, false
 	}

@@ -35,7 +35,7 @@ type Result struct {
 // full plan, which explains it.
 func Replan(ctx context.Context, o Options) (*Result, bool) {
 	why := newWhyNot("the plan after an edit", o.Say)
-	s, ok := open(o, why)
+	s, ok := open(o, nil, why)
 	if !ok {
 		return nil, false
 	}

@@ -28,11 +28,17 @@ type session struct {
 	reseal         []bool      // by node: a seal that did not hold, or none where one may be made
 	storeRoot      *hash.Root  // the store folder held open, or nil
 	why            *whyNot
+	// byNode: the pipeline's files changed since the memo, but not what
+	// every node reads beyond its own block (Memo.Shared); a node is then
+	// as recorded only while its own configuration is (Node.Config).
+	byNode bool
 }
 
 // open reads the memo of the pipeline at o.Path and checks what it says
-// of the pipeline as a whole; false means the full path.
-func open(o Options, why *whyNot) (*session, bool) {
+// of the pipeline as a whole; false means the full path. Given the loaded
+// pipeline p, a change to its node blocks alone leaves the memo open, to
+// be checked node by node (session.byNode).
+func open(o Options, p *config.Pipeline, why *whyNot) (*session, bool) {
 	if o.Full != "" {
 		return nil, why.miss("%s", o.Full)
 	}
@@ -80,7 +86,14 @@ func open(o Options, why *whyNot) (*session, bool) {
 		return hash.File(path, s.statCache())
 	}
 	if configDigest(o.Version, files, o.Vars, o.VarFiles, digest) != m.Config {
-		return nil, why.miss("the pipeline's files, lock, variables or KILN_VAR_ environment changed")
+		if p == nil {
+			return nil, why.miss("the pipeline's files, lock, variables or KILN_VAR_ environment changed")
+		}
+		hashed := func(path string) (hash.Digest, error) { return hash.File(path, s.statCache()) }
+		if m.Shared == "" || sharedDigest(o.Version, p, o.Vars, o.VarFiles, hashed) != m.Shared {
+			return nil, why.miss("the pipeline's variables, locals or other blocks that are not nodes, its lock, variables or KILN_VAR_ environment changed")
+		}
+		s.byNode = true
 	}
 	// Environment values are hashed as key lines hash them: with the state
 	// folder's secret.

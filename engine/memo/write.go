@@ -79,7 +79,8 @@ func (f From) memo(why *whyNot) (*Memo, bool) {
 		return nil, why.miss("no state file")
 	}
 	o := f.Options
-	m := &Memo{Format: Format, Config: configDigest(o.Version, files, o.Vars, o.VarFiles, digest), Lineage: lineage, Serial: serial, State: stamp}
+	m := &Memo{Format: Format, Config: configDigest(o.Version, files, o.Vars, o.VarFiles, digest),
+		Shared: sharedDigest(o.Version, p, o.Vars, o.VarFiles, digest), Lineage: lineage, Serial: serial, State: stamp}
 	// The files exactly as the plan read them: a file the apply wrote
 	// since (an in-place output that a count depends on) fails the check.
 	reads, consistent := p.FilesRead()
@@ -100,6 +101,7 @@ func (f From) memo(why *whyNot) (*Memo, bool) {
 		envs[i] = map[string]string{}
 		var ok bool
 		m.Nodes[i], ok = f.node(nodes[i], envs[i], why)
+		m.Nodes[i].Config = p.NodeIdentity(nodes[i])
 		return ok
 	}
 	if why.saying() {
