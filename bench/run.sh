@@ -230,6 +230,26 @@ edit() {
 	echo "$src"
 }
 
+# edit_command DIR on|off: changes the command of the first node of the
+# middle layer in the kiln and ninja trees (make does not track commands),
+# or puts both files back.
+edit_command() {
+	local dir=$1 node
+	node=$(grep -o '^exec "n_[0-9]*_0"' "$dir/kiln/pipeline.hcl" | sed -n "$(($(grep -c '^exec "n_[0-9]*_0"' "$dir/kiln/pipeline.hcl") / 2 + 1))p" | cut -d'"' -f2)
+	if [[ $2 == off ]]; then
+		mv "$dir/kiln/pipeline.hcl.orig" "$dir/kiln/pipeline.hcl"
+		mv "$dir/ninja/build.ninja.orig" "$dir/ninja/build.ninja"
+		return
+	fi
+	cp -p "$dir/kiln/pipeline.hcl" "$dir/kiln/pipeline.hcl.orig"
+	cp -p "$dir/ninja/build.ninja" "$dir/ninja/build.ninja.orig"
+	sed -i "/^exec \"$node\" {/,/^}/ s/| cksum >/| cksum -a crc >/" "$dir/kiln/pipeline.hcl"
+	sed -i "/^build build\/$node.txt:/,/^\$/ s/| cksum >/| cksum -a crc >/" "$dir/ninja/build.ninja"
+	cmp -s "$dir/kiln/pipeline.hcl" "$dir/kiln/pipeline.hcl.orig" && die "edit_command: no command of $node changed in $dir/kiln"
+	cmp -s "$dir/ninja/build.ninja" "$dir/ninja/build.ninja.orig" && die "edit_command: no command of $node changed in $dir/ninja"
+	echo "$node"
+}
+
 peers=(kiln make ninja)
 [[ $SNAKEMAKE == 1 ]] && peers+=(snakemake)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -294,6 +314,17 @@ for ((r = 1; r <= REPS; r++)); do
 	measure noop-apply kiln "$r" "$OUT/kiln" "$KILN" apply -quiet -parallelism "$JOBS"
 	((r <= SNAKE_REPS)) && [[ $SNAKEMAKE == 1 ]] && noop noop-plan "$OUT" "$r" snakemake
 done
+
+# After one node's command changes: kiln and ninja say what they would do
+# (kiln decides the node and what its value reaches, and takes the others
+# from the memo; ninja reparses its file), then the command is put back.
+COMMAND=$(edit_command "$OUT" on)
+for ((r = 1; r <= REPS; r++)); do
+	echo "after a command edit $r/$REPS"
+	dry command-plan "$OUT" "$r" kiln ninja
+done
+(cd "$OUT/kiln" && "$KILN" plan | grep "^Plan:" | tail -1) >"$OUT/command-plan.txt"
+edit_command "$OUT" off
 
 # After an edit: one source file changes in every tree, and each tool says
 # what it would do.
@@ -379,6 +410,7 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "Plans: kiln plan, make -n, ninja -n, snakemake -n (no-op rows: make and ninja building nothing)."
 	echo "Edit rows: $EDITED appended to; kiln then plans: $(cat "$OUT/edit-plan.txt")"
+	echo "Command edit row: the command of $COMMAND changed; kiln then plans: $(cat "$OUT/command-plan.txt")"
 	echo "Peak RSS is the largest process of the run (/usr/bin/time -v); for make and ninja that may be a child."
 	echo "All samples: $SAMPLES"
 	if [[ -n $FANOUT && $FANOUT != 0 ]]; then

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/kind"
 )
 
@@ -49,7 +50,10 @@ func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnost
 		remain = b.Body
 	}
 	blk := &Block{Kind: k, spec: spec, Name: b.Labels[0], DeclRange: b.DefRange, Body: remain, meta: content.Attributes}
-	blk.Source, _ = sourceRange(b)
+	if body, ok := b.Body.(*hclsyntax.Body); ok {
+		blk.Source, _ = sourceRange(b)
+		blk.names = namesIn(body)
+	}
 	for _, mb := range content.Blocks {
 		if mb.Type == "slurm" {
 			if blk.slurm != nil {

@@ -10,18 +10,21 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 )
 
-// A node's configuration is read from two places: its own block, and what
-// every block may read (variables, locals, the kiln block, pools,
-// executors, the cache, moved blocks; no node reads an output).
-// NodeIdentity digests the first for one node, SharedIdentity the second
-// for the whole pipeline. A node whose identity and the shared identity
-// are as they were evaluates as it did, given the same values of its
-// upstreams, the same files read by its expressions and the same
-// environment — which whoever compares identities checks apart
-// (engine/memo). So an edit to one block leaves every other node's
-// identity as it was.
+// A node's configuration is read from its own block, from the locals and
+// variables the block names (and the locals and variables those locals
+// name), and from what every block may read: the kiln block, pools,
+// executors, the cache and moved blocks. NodeIdentity digests the first
+// two for one node — the block and each local by its source, each
+// variable by its value — and SharedIdentity the third for the whole
+// pipeline. A node whose identity and the shared identity are as they
+// were evaluates as it did, given the same values of its upstreams, the
+// same files read by its expressions and the same environment, which
+// whoever compares identities checks apart (engine/memo). So an edit to
+// one block, or to a local only some blocks use, leaves every other
+// node's identity as it was.
 
 // sourceRange is a top-level block's whole source, from its type to its
 // closing brace; false when its file is not native HCL syntax (a JSON
@@ -62,10 +65,10 @@ func (id identity) sum() string { return hex.EncodeToString(id.h.Sum(nil)) }
 // NodeIdentity digests what n's configuration is written as, apart from
 // what SharedIdentity covers: its block's source and file (but for its
 // for_each or count), its kind, its instance (each.key and each.value, or
-// count.index), and the nodes it
-// reads (its upstreams, and which node writes each input it reads in
-// place). "" when it cannot be told (a block of a JSON file, an instance
-// whose each.value holds a sensitive value).
+// count.index), the locals and variables it names (writeNames), and the
+// nodes it reads (its upstreams, and which node writes each input it
+// reads in place). "" when it cannot be told (a block of a JSON file, a
+// sensitive value).
 func (p *Pipeline) NodeIdentity(n *Node) string {
 	b := n.Block
 	src, ok := p.source(b.Source)
@@ -103,6 +106,9 @@ func (p *Pipeline) NodeIdentity(n *Node) string {
 		id.str("count")
 		id.field(binary.AppendVarint(nil, int64(n.CountIdx)))
 	}
+	if !p.writeNames(id, b.names) {
+		return ""
+	}
 	id.str("deps")
 	for _, d := range n.Deps {
 		id.str(d.String())
@@ -115,26 +121,156 @@ func (p *Pipeline) NodeIdentity(n *Node) string {
 	return id.sum()
 }
 
-// SharedIdentity digests every top-level block of the pipeline that is
-// neither a node block nor an output, with its file's name, in the order
-// of the files: what any node's configuration may read beyond its own
-// block. The values given to
-// variables from outside (-var, variable files, the environment) are not
-// in it: they are not in the files. "" when it cannot be told (a JSON
-// file).
+// SharedIdentity digests what any node's configuration may read beyond
+// its own block and the locals and variables it names: every top-level
+// block that is not a node, an output, a variable or a locals block (no
+// node reads an output; variables and locals are in the identities of the
+// nodes that name them), with its file's name and what it names, in the
+// order of the files. "" when it cannot be told (a JSON file).
 func (p *Pipeline) SharedIdentity() string {
 	if p.opaque {
 		return ""
 	}
 	id := newIdentity()
 	id.str("shared")
-	for _, r := range p.shared {
-		src, ok := p.source(r)
-		if !ok {
+	for _, b := range p.shared {
+		src, ok := p.source(b.source)
+		if !ok || !p.writeNames(id, b.names) {
 			return ""
 		}
-		id.str(r.Filename)
+		id.str(b.source.Filename)
 		id.field(src)
 	}
 	return id.sum()
+}
+
+// names are the variables and locals a piece of configuration names.
+type names struct {
+	vars, locals       []string
+	allVars, allLocals bool // it names var or local as a whole
+}
+
+func (ns *names) add(travs []hcl.Traversal) {
+	for _, t := range travs {
+		root := t.RootName()
+		if root != "var" && root != "local" {
+			continue
+		}
+		name, ok := attrStep(t, 1)
+		switch {
+		case root == "var" && ok:
+			ns.vars = append(ns.vars, name)
+		case root == "var":
+			ns.allVars = true
+		case ok:
+			ns.locals = append(ns.locals, name)
+		default:
+			ns.allLocals = true
+		}
+	}
+}
+
+// namesIn are the variables and locals body names anywhere: in its
+// attributes, and in its nested blocks'.
+func namesIn(body *hclsyntax.Body) names {
+	var ns names
+	var walk func(*hclsyntax.Body)
+	walk = func(b *hclsyntax.Body) {
+		for _, a := range b.Attributes {
+			ns.add(hclsyntax.Variables(a.Expr))
+		}
+		for _, nested := range b.Blocks {
+			walk(nested.Body)
+		}
+	}
+	walk(body)
+	return ns
+}
+
+// writeNames adds to id the locals ns names, with the locals those name in
+// turn, each by its source, and the variables all of them name, each by
+// its value; false when one cannot be told (a sensitive variable, whose
+// value is not to be kept even as a digest, or a local that names local
+// as a whole).
+func (p *Pipeline) writeNames(id identity, ns names) bool {
+	used := map[string]bool{}
+	var collect func(name string)
+	collect = func(name string) {
+		if l := p.Locals[name]; l != nil && !used[name] {
+			used[name] = true
+			for _, d := range l.deps {
+				collect(d)
+			}
+		}
+	}
+	if ns.allLocals {
+		for name := range p.Locals {
+			collect(name)
+		}
+	}
+	for _, name := range ns.locals {
+		collect(name)
+	}
+	vars := names{vars: ns.vars, allVars: ns.allVars}
+	id.str("locals")
+	for _, name := range slices.Sorted(maps.Keys(used)) {
+		l := p.Locals[name]
+		src, ok := p.source(l.Range)
+		if !ok {
+			return false
+		}
+		id.str(name)
+		id.str(l.Range.Filename)
+		id.field(src)
+		var own names
+		own.add(l.Expr.Variables())
+		if own.allLocals {
+			return false
+		}
+		vars.vars = append(vars.vars, own.vars...)
+		vars.allVars = vars.allVars || own.allVars
+	}
+	named := vars.vars
+	if vars.allVars {
+		named = slices.Collect(maps.Keys(p.Variables))
+	}
+	slices.Sort(named)
+	id.str("vars")
+	for _, name := range slices.Compact(named) {
+		v := p.Variables[name]
+		if v == nil {
+			continue
+		}
+		if v.Sensitive || v.Value == cty.NilVal || v.Value.ContainsMarked() {
+			return false
+		}
+		id.str(name)
+		id.str(v.Value.Type().GoString())
+		id.str(v.Value.GoString())
+	}
+	return true
+}
+
+// sharedBlock is a top-level block every node may read.
+type sharedBlock struct {
+	source hcl.Range
+	names  names
+}
+
+// noteShared keeps b for SharedIdentity when it is a block every node may
+// read.
+func (p *Pipeline) noteShared(b *hcl.Block) {
+	switch b.Type {
+	case "output", "variable", "locals":
+		return
+	}
+	if _, node := p.Kinds[b.Type]; node {
+		return
+	}
+	r, ok := sourceRange(b)
+	if !ok {
+		p.opaque = true
+		return
+	}
+	p.shared = append(p.shared, sharedBlock{source: r, names: namesIn(b.Body.(*hclsyntax.Body))})
 }

@@ -10,15 +10,29 @@ import (
 )
 
 const identityBase = `
-locals { letter = "a" }
+kiln {
+}
+
+variable "suffix" {
+  default = "v1"
+}
+
+locals {
+  letter = "a"
+  word   = "${local.letter}-${var.suffix}"
+}
+
+variable "greeting" {
+  default = "hello"
+}
 
 exec "a" {
-  command = "echo ${local.letter} > $KILN_OUT/a"
+  command = "echo ${local.word} > $KILN_OUT/a"
 }
 
 exec "each" {
   for_each = { x = "1", y = "2" }
-  command  = "echo ${each.value} > $KILN_OUT/n"
+  command  = "echo ${var.greeting} ${each.value} > $KILN_OUT/n"
 }
 
 exec "all" {
@@ -65,13 +79,21 @@ func TestNodeIdentity(t *testing.T) {
 		sharedChanged  bool
 	}{
 		{"the same file again", "", "", nil, false},
-		{"a command", `echo ${local.letter}`, `echo -n ${local.letter}`, []string{"exec.a"}, false},
+		{"a command", `echo ${local.word}`, `echo -n ${local.word}`, []string{"exec.a"}, false},
 		{"a comment and blank lines between blocks", "exec \"a\"", "# the letter\n\n\nexec \"a\"", nil, false},
 		{"a comment inside a block", `exec "a" {`, "exec \"a\" {\n  # the letter\n", []string{"exec.a"}, false},
 		{"one element of a for_each", `y = "2"`, `y = "3"`, []string{`exec.each["y"]`}, false},
 		{"a new element of a for_each", `y = "2"`, `y = "2", z = "4"`, []string{`exec.each["z"]`, "exec.every"}, false},
 		{"what an instance reads", `${exec.each["x"].out}`, `${exec.each["y"].out}`, []string{"exec.all"}, false},
-		{"a local", `letter = "a"`, `letter = "b"`, nil, true},
+		{"a local", `letter = "a"`, `letter = "b"`, []string{"exec.a"}, false},
+		{"a local no node reads", `letter = "a"`, `letter = "a"
+  unused = "x"`, nil, false},
+		{"a variable, through a local", `default = "v1"`, `default = "v2"`, []string{"exec.a"}, false},
+		{"a variable a block names", `variable "greeting" {`, `variable "greeting" {
+  description = "ignored by nodes"`, nil, false},
+		{"a variable's value", `default = "hello"`, `default = "hi"`, []string{`exec.each["x"]`, `exec.each["y"]`}, false},
+		{"the kiln block", `kiln {`, `kiln {
+  shell = ["sh", "-c"]`, nil, true},
 		{"an output", `value = exec.a.out`, `value = exec.all.out`, nil, false},
 	} {
 		src := identityBase
@@ -96,10 +118,11 @@ func TestNodeIdentity(t *testing.T) {
 }
 
 // TestNodeIdentityOfJSON: a JSON file's blocks have no source of their
-// own, so neither they nor the pipeline have an identity to compare.
+// own, so neither its nodes nor, with a shared block in it, the pipeline
+// have an identity to compare.
 func TestNodeIdentityOfJSON(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "p.hcl.json", `{"exec": {"a": {"command": "echo a > $KILN_OUT/a"}}, "locals": {"x": "1"}}`)
+	write(t, dir, "p.hcl.json", `{"exec": {"a": {"command": "echo a > $KILN_OUT/a"}}, "kiln": {"strict_lock": false}}`)
 	p, diags := Load(filepath.Join(dir, "p.hcl.json"), Options{Kinds: []kind.Kind{exec.New()}, Env: []string{}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
@@ -119,4 +142,32 @@ func replaceOnce(t *testing.T, s, from, to string) string {
 		t.Fatalf("%q not in the pipeline", from)
 	}
 	return s[:i] + to + s[i+len(from):]
+}
+
+// TestNodeIdentityOfSensitive: a node that reads a sensitive variable has
+// no identity, so its value is not kept even as a digest, and the node is
+// evaluated whenever the pipeline's files changed.
+func TestNodeIdentityOfSensitive(t *testing.T) {
+	p, diags := load(t, `
+variable "token" {
+  sensitive = true
+  default   = "s3cret"
+}
+
+exec "a" {
+  command = "echo a > $KILN_OUT/a"
+}
+
+exec "b" {
+  command = "echo ${var.token} > $KILN_OUT/b"
+}
+`, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for _, n := range p.Nodes {
+		if got, want := p.NodeIdentity(n) != "", n.Addr.Name == "a"; got != want {
+			t.Errorf("%s has an identity: %v, want %v", n.Addr, got, want)
+		}
+	}
 }

@@ -182,12 +182,7 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 		content, d := f.Body.Content(schema)
 		diags = append(diags, d...)
 		for _, b := range content.Blocks {
-			if _, node := p.Kinds[b.Type]; !node && b.Type != "output" {
-				// What any node may read: no node reads an output.
-				r, ok := sourceRange(b)
-				p.shared = append(p.shared, r)
-				p.opaque = p.opaque || !ok
-			}
+			p.noteShared(b)
 			switch b.Type {
 			case "variable":
 				if declare("var."+b.Labels[0], b.DefRange) {

@@ -53,10 +53,9 @@ type Pipeline struct {
 	cacheBlocks    []*hcl.Block
 
 	poolBlocks []*hcl.Block
-	// shared are the whole sources of the top-level blocks that are not
-	// node blocks, in file order (SharedIdentity); opaque when a block has
-	// none (a JSON file).
-	shared    []hcl.Range
+	// shared are the top-level blocks every node may read, in file order
+	// (SharedIdentity); opaque when a block has no source (a JSON file).
+	shared    []sharedBlock
 	opaque    bool
 	index     map[addr.Node]*Node
 	instances map[addr.Node][]addr.Node // block address -> its instances, in order
@@ -140,6 +139,7 @@ type Block struct {
 	// instances is the for_each or count argument in Source: an instance
 	// reads it only as each.key, each.value or count.index.
 	instances hcl.Range
+	names     names    // the variables and locals it names (NodeIdentity)
 	Body      hcl.Body // the kind's own attributes (meta-arguments removed)
 	ForEach   hcl.Expression
 	Count     hcl.Expression

@@ -10,6 +10,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/plan"
+	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -44,7 +45,7 @@ func Open(o Options, p *config.Pipeline) (*Consult, bool) {
 		return nil, false
 	}
 	if s.byNode && o.Say != nil {
-		o.Say("the memo: only node blocks changed since it was written: each node is held to its own")
+		o.Say("the memo: the pipeline changed since it was written: each node is held to its own configuration")
 	}
 	links, linksOK := hash.StampOf(s.store.LinksDir())
 	checks, _ := s.checkAll(linksOK && s.memo.Links != nil && *s.memo.Links == links, false)
@@ -83,6 +84,9 @@ func (c *Consult) Settled(d *plan.Decider, n *config.Node, vals config.Values) (
 		if why := c.upstreamHolds(up, vals); why != "" {
 			return nil, c.miss(a, why)
 		}
+	}
+	if why := c.madeFromHolds(n, rec); why != "" {
+		return nil, c.miss(a, why)
 	}
 	exports, err := decodeExports(m.Exports)
 	if err != nil {
@@ -128,6 +132,31 @@ func (c *Consult) upstreamHolds(up addr.Node, vals config.Values) string {
 	}
 	if digest != c.s.memo.Nodes[i].Value {
 		return "the value of its upstream " + a + " changed"
+	}
+	return ""
+}
+
+// madeFromHolds is why the files a dynamic instance is made from no
+// longer have the digests its key recorded, "" when they have. They are
+// hashed at the node's turn, not when the memo was opened: an apply may
+// have run the block the instance was expanded from since.
+func (c *Consult) madeFromHolds(n *config.Node, rec *state.Record) string {
+	if n.Dynamic == nil {
+		return ""
+	}
+	from := 0
+	for _, l := range rec.KeyLines {
+		if l.Label != "from" {
+			continue
+		}
+		from++
+		path := fromPath(c.p, l.Subject)
+		if d, err := digestAny(path, c.s.statCache()); err != nil || d != l.Value {
+			return "the file it is made from, " + relToRoot(c.s.root, path) + ", changed"
+		}
+	}
+	if from != len(n.Dynamic.Files) {
+		return "it is made from other files"
 	}
 	return ""
 }

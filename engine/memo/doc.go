@@ -5,8 +5,7 @@
 //
 // The memo holds a header for the whole pipeline — a digest of its files,
 // lock, variable files, variables and KILN_VAR_ environment with kiln's
-// version, and the same with only what every node may read of the files
-// (Shared); the state's lineage, serial and the state file's stamp; the
+// version, and a digest of what every node may read (Shared); the state's lineage, serial and the state file's stamp; the
 // files expressions read, exactly as the plan read them; the environment
 // variables keys read — and per node the identity of its configuration,
 // its stable link, store entry and digest, the files its key hashed, the
@@ -24,16 +23,17 @@
 //     values beyond its out path is decided again only by the full plan.
 //   - When the pipeline's files changed, a node's configuration is the one
 //     it was decided with while two digests hold (config/identity.go): the
-//     header's Shared — every block that is not a node or an output
-//     (variables, locals, kiln, pools, executors, cache, moved), the lock,
-//     the variables' files and values, the KILN_VAR_ environment — and the
-//     node's Config — its block's source and file (its for_each or count
-//     stands in as each.key, each.value or count.index), its kind, its
-//     instance, and the addresses of its upstreams and of the nodes that
-//     write its inputs in place. An evaluation reads nothing else but its
-//     upstreams' values, files and the environment, which are checked
-//     apart. Only the full plan, which loads the pipeline, can use this:
-//     the answers that load no HCL need the whole header.
+//     header's Shared — the kiln, pool, executor, cache and moved blocks,
+//     which every node may read, and the lock — and the node's Config — its
+//     block's source and file (its for_each or count stands in as each.key,
+//     each.value or count.index), its kind, its instance, the locals it
+//     names (and those they name) by their source, the variables all of
+//     them name by their values, and the addresses of its upstreams and of
+//     the nodes that write its inputs in place. An evaluation reads nothing
+//     else but its upstreams' values, files and the environment, which are
+//     checked apart. A node that reads a sensitive variable has no Config,
+//     and is decided again. Only the full plan, which loads the pipeline,
+//     can use this: the answers that load no HCL need the whole header.
 //   - A stamp (hash.Stamp: device, inode, size, mtime, ctime) taken outside
 //     the racy window stands for a file's content: no write leaves all five
 //     as they were. A stamp is never taken of a symbolic link's target, so

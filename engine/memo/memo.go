@@ -138,15 +138,13 @@ type Glob struct {
 // Path is where the memo of the state folder stateDir is kept.
 func Path(stateDir string) string { return filepath.Join(stateDir, "cache", "memo") }
 
-// configDigest identifies a configuration from its raw inputs. The files
-// are hashed by digest: through the stat cache (hash.File), or by a seal,
-// so that a large pipeline file or lock that has not changed is not read
-// again.
+// configDigest identifies a configuration from its raw inputs: the
+// pipeline's files, its lock, the variable files, the -var values and the
+// KILN_VAR_ environment. The files are hashed by digest: through the stat
+// cache (hash.File), or by a seal, so that a large pipeline file or lock
+// that has not changed is not read again.
 func configDigest(version string, files []string, vars map[string]string, varFiles []string, digest func(path string) (hash.Digest, error)) string {
-	if len(files) == 0 {
-		return inputsDigest(version, nil, "", vars, varFiles, digest)
-	}
-	lines := make([]string, 0, len(files))
+	lines := make([]string, 0, len(files)+len(vars)+len(varFiles))
 	for _, f := range files {
 		d, err := digest(f)
 		if err != nil {
@@ -154,31 +152,9 @@ func configDigest(version string, files []string, vars map[string]string, varFil
 		}
 		lines = append(lines, "file "+f+" "+d.String())
 	}
-	return inputsDigest(version, lines, filepath.Dir(files[0]), vars, varFiles, digest)
-}
-
-// sharedDigest identifies what every node of the loaded pipeline p reads
-// beyond its own block: the blocks that are not node blocks
-// (config.SharedIdentity), and the lock, variables and environment as
-// configDigest has them. "" when it cannot be told.
-func sharedDigest(version string, p *config.Pipeline, vars map[string]string, varFiles []string, digest func(path string) (hash.Digest, error)) string {
-	shared := p.SharedIdentity()
-	if shared == "" {
-		return ""
-	}
-	return inputsDigest(version, []string{"shared " + shared}, p.Root, vars, varFiles, digest)
-}
-
-// inputsDigest digests the lines that say what the pipeline's files hold
-// with the lock file in lockDir, the variable files, the -var values and
-// the KILN_VAR_ environment; "" when a file cannot be read.
-func inputsDigest(version string, pipeline []string, lockDir string, vars map[string]string, varFiles []string, digest func(path string) (hash.Digest, error)) string {
-	lines := append([]string{"kiln " + version, "key " + hash.FormatVersion}, pipeline...)
-	// The lock file pins what nodes resolve: a changed lock changes keys.
-	if lockDir != "" {
-		if d, err := digest(lockfile.Path(lockDir)); err == nil {
-			lines = append(lines, "lock "+d.String())
-		}
+	lockDir := ""
+	if len(files) > 0 {
+		lockDir = filepath.Dir(files[0])
 	}
 	for _, f := range varFiles {
 		d, err := digest(f)
@@ -200,7 +176,31 @@ func inputsDigest(version string, pipeline []string, lockDir string, vars map[st
 	for _, kv := range env {
 		lines = append(lines, "env "+hash.Bytes([]byte(kv)).String())
 	}
-	return hash.Lines(lines...).String()
+	return withLock(version, lines, lockDir, digest)
+}
+
+// sharedDigest identifies what every node of the loaded pipeline p reads
+// beyond its own block and the locals and variables it names: the blocks
+// config.SharedIdentity covers, and the lock. "" when it cannot be told.
+func sharedDigest(version string, p *config.Pipeline, digest func(path string) (hash.Digest, error)) string {
+	shared := p.SharedIdentity()
+	if shared == "" {
+		return ""
+	}
+	return withLock(version, []string{"shared " + shared}, p.Root, digest)
+}
+
+// withLock digests lines with kiln's version and the lock file in lockDir
+// (none when ""), which pins what nodes resolve: a changed lock changes
+// keys.
+func withLock(version string, lines []string, lockDir string, digest func(path string) (hash.Digest, error)) string {
+	head := []string{"kiln " + version, "key " + hash.FormatVersion}
+	if lockDir != "" {
+		if d, err := digest(lockfile.Path(lockDir)); err == nil {
+			head = append(head, "lock "+d.String())
+		}
+	}
+	return hash.Lines(append(head, lines...)...).String()
 }
 
 // Read is the memo kept in stateDir; false when there is none, or it is

@@ -90,8 +90,8 @@ func open(o Options, p *config.Pipeline, why *whyNot) (*session, bool) {
 			return nil, why.miss("the pipeline's files, lock, variables or KILN_VAR_ environment changed")
 		}
 		hashed := func(path string) (hash.Digest, error) { return hash.File(path, s.statCache()) }
-		if m.Shared == "" || sharedDigest(o.Version, p, o.Vars, o.VarFiles, hashed) != m.Shared {
-			return nil, why.miss("the pipeline's variables, locals or other blocks that are not nodes, its lock, variables or KILN_VAR_ environment changed")
+		if m.Shared == "" || sharedDigest(o.Version, p, hashed) != m.Shared {
+			return nil, why.miss("what every node may read changed: the pipeline's kiln, pool, executor, cache or moved blocks, or its lock")
 		}
 		s.byNode = true
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
@@ -80,7 +81,7 @@ func (f From) memo(why *whyNot) (*Memo, bool) {
 	}
 	o := f.Options
 	m := &Memo{Format: Format, Config: configDigest(o.Version, files, o.Vars, o.VarFiles, digest),
-		Shared: sharedDigest(o.Version, p, o.Vars, o.VarFiles, digest), Lineage: lineage, Serial: serial, State: stamp}
+		Shared: sharedDigest(o.Version, p, digest), Lineage: lineage, Serial: serial, State: stamp}
 	// The files exactly as the plan read them: a file the apply wrote
 	// since (an in-place output that a count depends on) fails the check.
 	reads, consistent := p.FilesRead()
@@ -202,7 +203,11 @@ func (f From) node(n *config.Node, env map[string]string, why *whyNot) (Node, bo
 				keyFiles = append(keyFiles, File{Path: path, Digest: l.Value})
 			}
 		case "from":
+			// A dynamic instance is made from a file under an upstream's
+			// result: the file is checked as a key file is, so a new
+			// result there decides the instance again.
 			mn.Rekeyable = false
+			keyFiles = append(keyFiles, File{Path: fromPath(p, l.Subject), Digest: l.Value})
 		}
 	}
 	keyEnv(r, env)
@@ -310,4 +315,11 @@ func programLine(r *state.Record) string {
 		}
 	}
 	return line
+}
+
+// fromPath is the file a from key line names, which the key writes
+// relocatable (hash.Relocatable).
+func fromPath(p *config.Pipeline, subject string) string {
+	path := strings.Replace(subject, "$KILN_STATE", p.StateDir, 1)
+	return strings.Replace(path, hash.RootMark, p.Root, 1)
 }

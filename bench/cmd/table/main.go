@@ -83,6 +83,7 @@ var sections = []section{
 		{"no-op apply (s)", "noop-apply", wall, "%.3f", nil},
 		{"plan after 1 input edit (s)", "edit-plan", wall, "%.3f", ratioTarget("ninja", 3)},
 		{"same, full path: KILN_NO_QUICK=1 (s)", "edit-plan-full", wall, "%.3f", nil},
+		{"plan after 1 command edit (s)", "command-plan", wall, "%.3f", nil},
 		{"CPU time, full build (s)", "full", cpu, "%.2f", nil},
 		{"peak RSS, full build (MB)", "full", rss, "%.0f", below(100, "MB")},
 		{"peak RSS, first plan (MB)", "fresh-plan", rss, "%.0f", nil},
