@@ -90,6 +90,10 @@ func (p *Pipeline) Node(a addr.Node) *Node {
 	return nil
 }
 
+// HasBlock reports whether the pipeline has a node block at a (its
+// address without an instance key).
+func (p *Pipeline) HasBlock(a addr.Node) bool { return p.blockOf[a] != nil }
+
 // Variable is a declared input variable and its resolved value.
 type Variable struct {
 	Name        string

@@ -36,9 +36,10 @@ type Consult struct {
 
 // Open checks the memo of the loaded pipeline p, at o.Path, for the full
 // plan to consult; false when there is none or its pipeline-wide
-// conditions do not hold, and the plan decides every node. When only node
-// blocks changed, each node is as recorded only while its own block, its
-// instance and its upstreams' addresses are (config.NodeIdentity).
+// conditions do not hold, and the plan decides every node. When the
+// pipeline's files or variables changed but not what every node may read
+// (Memo.Shared), each node is as recorded only while its own configuration
+// is (config.NodeIdentity).
 func Open(o Options, p *config.Pipeline) (*Consult, bool) {
 	s, ok := open(o, p, newWhyNot("the memo of the full plan", o.Say))
 	if !ok {
@@ -66,7 +67,7 @@ func (c *Consult) Settled(d *plan.Decider, n *config.Node, vals config.Values) (
 	}
 	m := &c.s.memo.Nodes[i]
 	if c.s.byNode && (m.Config == "" || m.Config != c.p.NodeIdentity(n)) {
-		return nil, c.miss(a, "its block, its instance or its upstreams changed")
+		return nil, c.miss(a, "its configuration changed: its block, a local or variable it names, its instance or its upstreams")
 	}
 	if why, ok := c.checks[i].upToDate(c.s.root); !ok {
 		return nil, c.miss(a, why)

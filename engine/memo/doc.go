@@ -5,9 +5,9 @@
 //
 // The memo holds a header for the whole pipeline — a digest of its files,
 // lock, variable files, variables and KILN_VAR_ environment with kiln's
-// version, and a digest of what every node may read (Shared); the state's lineage, serial and the state file's stamp; the
-// files expressions read, exactly as the plan read them; the environment
-// variables keys read — and per node the identity of its configuration,
+// version, and a digest of what every node may read (Shared); the state's
+// lineage, serial and the state file's stamp; the files expressions read,
+// exactly as the plan read them; the environment variables keys read — and per node the identity of its configuration,
 // its stable link, store entry and digest, the files its key hashed, the
 // files its input patterns matched, how its program was found, its run
 // folder's listing and the stamps (seals) under which stat alone vouches

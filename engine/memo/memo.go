@@ -23,9 +23,9 @@ type Memo struct {
 	// Config digests the pipeline's files, lock, variable files, variables
 	// and KILN_VAR_ environment (configDigest) with kiln's version.
 	Config string
-	// Shared digests the same but for the node blocks, which each node's
-	// Config stands for (sharedDigest): while it holds, a node whose own
-	// Config holds is as the memo recorded it, whatever other blocks say.
+	// Shared digests what every node may read (sharedDigest): while it
+	// holds, a node whose own Config holds is as the memo recorded it,
+	// whatever else changed in the pipeline's files and variables.
 	Shared  string
 	Lineage string
 	Serial  uint64
@@ -69,8 +69,9 @@ type Source struct {
 type Node struct {
 	Addr string
 	Kind string
-	// Config is the identity of the node's configuration: its block, its
-	// instance and its upstreams' addresses (config.NodeIdentity).
+	// Config is the identity of the node's configuration: its block, the
+	// locals and variables it names, its instance and its upstreams'
+	// addresses (config.NodeIdentity).
 	Config string
 	// Full, when not "", is why the node is decided by the full plan at
 	// every plan (its kind probes the machine, always_run, ...): the memo

@@ -2,6 +2,7 @@ package run
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
@@ -107,6 +108,11 @@ func readableUpstreams(p *config.Pipeline, n *config.Node, cfg cty.Value, direct
 			}
 		}
 	}
+	for name := range named.Names {
+		if !mayName(p, name) {
+			delete(named.Names, name)
+		}
+	}
 	if len(named.Keys)+len(named.Names) > 0 {
 		index()
 		for _, a := range closure {
@@ -139,6 +145,24 @@ func readableUpstreams(p *config.Pipeline, n *config.Node, cfg cty.Value, direct
 		}
 	}
 	return out
+}
+
+// mayName reports whether a name found after "out/" may be a node's
+// stable link: KIND.NAME of one of the pipeline's blocks, with an instance
+// key after, or a shortened name (addr.Node.FileName). Every other "out/"
+// in a configuration — a pipeline under bench/out/n10000, a checkout/
+// folder — names nothing, and must not send every node's run through
+// the walk of its whole closure.
+func mayName(p *config.Pipeline, name string) bool {
+	if strings.Contains(name, "~") {
+		return true
+	}
+	kind, rest, ok := strings.Cut(name, ".")
+	if !ok || p.Kinds[kind] == nil {
+		return false
+	}
+	block, _, _ := strings.Cut(rest, "[")
+	return p.HasBlock(addr.Node{Kind: kind, Name: block})
 }
 
 // configMarks are the marks of results that the strings of a node's
