@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,12 @@ import (
 // PlanMarkdown writes the plan as a Markdown table a CI job can post on a
 // pull request.
 func PlanMarkdown(w io.Writer, m *PlanJSON) {
+	b := bufio.NewWriter(w)
+	defer b.Flush()
+	planMarkdown(b, m)
+}
+
+func planMarkdown(w io.Writer, m *PlanJSON) {
 	fmt.Fprintf(w, "### kiln plan\n\n%s\n\n", Summary(m))
 	if !m.HasChanges() {
 		fmt.Fprintln(w, "Nothing to do: every node is up to date.")

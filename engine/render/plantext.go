@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"sort"
@@ -19,7 +20,15 @@ func NoChanges(w io.Writer, upToDate int) {
 
 // PlanText writes the human plan: one entry per node that would change,
 // with its reasons, then the nodes that cannot run here and a summary line.
+// It is written in one go (a plan of 10,000 nodes is tens of thousands of
+// lines, each otherwise a write of its own).
 func PlanText(w io.Writer, m *PlanJSON, c Colors) {
+	b := bufio.NewWriter(w)
+	defer b.Flush()
+	planText(b, m, c)
+}
+
+func planText(w io.Writer, m *PlanJSON, c Colors) {
 	if !m.HasChanges() {
 		NoChanges(w, m.Summary["no-op"])
 		writeTemps(w, m)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 func TestDecodeRecordAgreesWithEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	str := func() string {
-		return []string{"", "a", "exec.a[\"k\"]", "tab\there", "ünï", "quote \" back \\ slash", "<&>", "\u2028", "line\nbreak"}[r.IntN(9)]
+		return []string{"", "a", "exec.a[\"k\"]", "tab\there", "ünï", "quote \" back \\ slash", "<&>", "\u2028", "line\nbreak",
+			"cr\r bs\b ff\f", "a/b", "bad \xff byte", "😀 \x00"}[r.IntN(13)]
 	}
 	for i := range 2000 {
 		rec := &Record{Addr: str(), Kind: "exec", Key: fmt.Sprintf("%064x", i), Digest: str(), Entry: str(),
@@ -64,10 +66,11 @@ func TestDecodeRecordAgreesWithEncodingJSON(t *testing.T) {
 }
 
 // edited is b as a hand might leave it: a key spelled otherwise, a field
-// set to null, spaces around the punctuation, or cut short.
+// set to null, spaces around the punctuation, characters escaped
+// otherwise, or cut short.
 func edited(r *rand.Rand, b []byte) []byte {
 	s := string(b)
-	switch r.IntN(5) {
+	switch r.IntN(6) {
 	case 0:
 		return []byte(`{"Addr":"x",` + s[1:])
 	case 1:
@@ -76,6 +79,8 @@ func edited(r *rand.Rand, b []byte) []byte {
 		return []byte(" { \"host\" : \"h\" , " + s[1:] + " ")
 	case 3:
 		return []byte(s[:len(s)/2])
+	case 4:
+		return []byte(strings.NewReplacer("/", `\/`, "a", `\u0061`, "😀", `\ud83d\ude00`, "é", `\u00E9`, "ü", `\uD800`).Replace(s))
 	}
 	return []byte(`{"unknown":[1,{"a":"}"}],` + s[1:])
 }

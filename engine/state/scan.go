@@ -3,14 +3,16 @@ package state
 import (
 	"encoding/json"
 	"errors"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // scan reads the JSON kiln writes most of, a record's lines and fields,
 // faster than encoding/json (decode.go, lines.go). The strings it returns
-// share text, one allocation for all those of one value; a string with
-// escapes goes to encoding/json. It reads what kiln writes: whatever it
-// does not expect it reports, and the caller hands the value to
-// encoding/json, which decides and says what is wrong.
+// share text, one allocation for all those of one value; escapes are read
+// here too, but for a surrogate pair, which goes to encoding/json. It reads
+// what kiln writes: whatever it does not expect it reports, and the caller
+// hands the value to encoding/json, which decides and says what is wrong.
 type scan struct {
 	b    []byte
 	text string // b
@@ -61,9 +63,79 @@ func (s *scan) str() (string, error) {
 	if !escaped {
 		return s.text[start+1 : end-1], nil
 	}
+	if v, ok := unescape(s.b[start+1 : end-1]); ok {
+		return v, nil
+	}
 	var v string
 	err = json.Unmarshal(s.b[start:end], &v)
 	return v, err
+}
+
+// unescape reads the escapes of a JSON string: a quote, a backslash, a
+// slash, the one-letter controls and \u of one UTF-16 unit (encoding/json
+// writes < > & so, and commands hold them). It says no to a surrogate pair
+// and to text that is not UTF-8, which encoding/json reads as it does.
+func unescape(b []byte) (string, bool) {
+	if !utf8.Valid(b) {
+		return "", false
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i++; i == len(b) {
+			return "", false
+		}
+		switch b[i] {
+		case '"', '\\', '/':
+			out = append(out, b[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(b[i+1:])
+			if !ok || utf16.IsSurrogate(r) {
+				return "", false
+			}
+			out = utf8.AppendRune(out, r)
+			i += 4
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
+}
+
+// hex4 reads the four hex digits that begin b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // strBounds finds the string that comes next, quotes included.
