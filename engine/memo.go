@@ -44,16 +44,40 @@ type QuickPlanResult struct {
 // "make the full plan". The plan is the one the full path would make.
 func QuickPlan(ctx context.Context, o Options) (*QuickPlanResult, bool) {
 	mo := memoOptions(o)
-	if mo.Full == "" && (o.CacheURL != "" || o.StrictLock || o.DebugKey != nil) {
-		// A plan asks the cache about what would run; -strict-lock and
-		// KILN_DEBUG_KEY say more than the plan.
-		mo.Full = "a remote cache, -strict-lock or KILN_DEBUG_KEY needs the full plan"
+	if mo.Full == "" {
+		mo.Full = noReplan(o)
 	}
 	r, ok := memo.Replan(ctx, mo)
 	if !ok {
 		return nil, false
 	}
-	return &QuickPlanResult{Plan: r.Plan, Root: r.Root, Stamp: StateStamp{Lineage: r.Lineage, Serial: r.Serial}}, true
+	return quickPlanResult(r), true
+}
+
+// QuickCheckThenPlan is QuickCheck and, where a node is not up to date,
+// QuickPlan, from one read of the memo (memo.CheckThenReplan): what kiln
+// plan asks first. q nil and upToDate false mean "make the full plan".
+func QuickCheckThenPlan(ctx context.Context, o Options) (nodes int, upToDate bool, q *QuickPlanResult) {
+	nodes, upToDate, r := memo.CheckThenReplan(ctx, memoOptions(o), noReplan(o))
+	if r != nil {
+		q = quickPlanResult(r)
+	}
+	return nodes, upToDate, q
+}
+
+// noReplan says why the plan after an edit may not come from the memo
+// under o, or "".
+func noReplan(o Options) string {
+	if o.CacheURL != "" || o.StrictLock || o.DebugKey != nil {
+		// A plan asks the cache about what would run; -strict-lock and
+		// KILN_DEBUG_KEY say more than the plan.
+		return "a remote cache, -strict-lock or KILN_DEBUG_KEY needs the full plan"
+	}
+	return ""
+}
+
+func quickPlanResult(r *memo.Result) *QuickPlanResult {
+	return &QuickPlanResult{Plan: r.Plan, Root: r.Root, Stamp: StateStamp{Lineage: r.Lineage, Serial: r.Serial}}
 }
 
 // consultMemo is the memo for the full plan to consult (memo.Open): the

@@ -54,16 +54,15 @@ func runPlan(c *cli, args []string) int {
 	var w *engine.Workspace
 	var decided *engine.Plan
 	if a.out == "" && !d.narrowed() && !d.strict {
-		if a.format == "text" {
-			if n, ok := c.quickCheck(&a.pipelineArgs, path); ok {
-				if c.verifying() && !c.verifyNoChanges(&a.pipelineArgs, path, n) {
-					return 1
-				}
-				render.NoChanges(c.stdout, n)
-				return 0
+		n, upToDate, q := c.quickPlan(&a.pipelineArgs, path, a.format == "text")
+		if upToDate {
+			if c.verifying() && !c.verifyNoChanges(&a.pipelineArgs, path, n) {
+				return 1
 			}
+			render.NoChanges(c.stdout, n)
+			return 0
 		}
-		if q, ok := c.quickPlan(&a.pipelineArgs, path); ok {
+		if q != nil {
 			decided = q.Plan
 			m = render.ModelPlan(q.Plan, q.Root, render.StateJSON{Lineage: q.Stamp.Lineage, Serial: q.Stamp.Serial}, engine.Version)
 			if c.verifying() && !c.verifyPlan(&a.pipelineArgs, path, m) {

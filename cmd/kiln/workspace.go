@@ -202,20 +202,27 @@ func (c *cli) quickCheck(p *pipelineArgs, path string) (int, bool) {
 }
 
 // quickPlan asks the engine for the plan after an edit that left the
-// pipeline's configuration as the memo saw it, without
-// loading the pipeline (see engine.QuickPlan).
-func (c *cli) quickPlan(p *pipelineArgs, path string) (*engine.QuickPlanResult, bool) {
-	if c.getenv("KILN_NO_QUICK") != "" || c.getenv("KILN_DEBUG_KEY") != "" || c.getenv("KILN_CACHE_URL") != "" {
-		return nil, false
+// pipeline's configuration as the memo saw it, without loading the
+// pipeline (see engine.QuickPlan); noChangesFirst: whether the pipeline
+// is up to date first (engine.QuickCheckThenPlan), answered by upToDate.
+// q is nil, and upToDate false, for "make the full plan".
+func (c *cli) quickPlan(p *pipelineArgs, path string, noChangesFirst bool) (nodes int, upToDate bool, q *engine.QuickPlanResult) {
+	if c.getenv("KILN_NO_QUICK") != "" || c.getenv("KILN_DEBUG_KEY") != "" {
+		return 0, false, nil
 	}
 	vars, err := p.varMap()
 	if err != nil {
-		return nil, false
+		return 0, false, nil
 	}
 	if path, err = c.locate(path); err != nil {
-		return nil, false
+		return 0, false, nil
 	}
-	return engine.QuickPlan(context.Background(), engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: kinds(), DebugPlan: c.debugPlan()})
+	o := engine.Options{Path: path, Vars: vars, VarFiles: p.varFiles, Kinds: kinds(), DebugPlan: c.debugPlan(), CacheURL: c.getenv("KILN_CACHE_URL")}
+	if noChangesFirst {
+		return engine.QuickCheckThenPlan(context.Background(), o)
+	}
+	q, _ = engine.QuickPlan(context.Background(), o)
+	return 0, false, q
 }
 
 // debugPlan prints, with KILN_DEBUG_PLAN=1, why each quick answer was or

@@ -1,6 +1,7 @@
 package memo
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -17,6 +18,34 @@ func Check(o Options) (nodes int, upToDate bool) {
 	if !ok {
 		return 0, false
 	}
+	return s.noChanges()
+}
+
+// CheckThenReplan is Check and, where it finds a node not up to date,
+// Replan, from one read of the memo: what kiln plan asks. upToDate: the
+// pipeline's nodes are; otherwise r is the plan after the edit, or nil
+// for "make the full plan", as it is when noReplan says why the plan
+// after an edit may not be made from the memo.
+func CheckThenReplan(ctx context.Context, o Options, noReplan string) (nodes int, upToDate bool, r *Result) {
+	check := newWhyNot("the no-change check", o.Say)
+	s, ok := open(o, nil, check)
+	if !ok {
+		newWhyNot("the plan after an edit", o.Say).miss("%s", check.reason)
+		return 0, false, nil
+	}
+	if nodes, upToDate = s.noChanges(); upToDate {
+		return nodes, true, nil
+	}
+	if s.why = newWhyNot("the plan after an edit", o.Say); noReplan != "" {
+		s.why.miss("%s", noReplan)
+		return 0, false, nil
+	}
+	r, _ = s.replan(ctx, o)
+	return 0, false, r
+}
+
+// noChanges is Check once the memo is open.
+func (s *session) noChanges() (nodes int, upToDate bool) {
 	if full := s.fullNode(); full != "" {
 		return 0, s.why.miss("%s", full)
 	}

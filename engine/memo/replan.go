@@ -34,12 +34,16 @@ type Result struct {
 // node that reads more of its upstreams than their out paths, leaves the
 // full plan, which explains it.
 func Replan(ctx context.Context, o Options) (*Result, bool) {
-	why := newWhyNot("the plan after an edit", o.Say)
-	s, ok := open(o, nil, why)
+	s, ok := open(o, nil, newWhyNot("the plan after an edit", o.Say))
 	if !ok {
 		return nil, false
 	}
-	m := s.memo
+	return s.replan(ctx, o)
+}
+
+// replan is Replan once the memo is open.
+func (s *session) replan(ctx context.Context, o Options) (*Result, bool) {
+	why, m := s.why, s.memo
 	if full := s.fullNode(); full != "" {
 		return nil, why.miss("%s", full)
 	}

@@ -14,9 +14,10 @@ import (
 
 // whyNot collects the first refusal of one quick answer.
 type whyNot struct {
-	what string // the answer: "the no-change check was not used", ...
-	say  func(string)
-	done atomic.Bool
+	what   string // the answer: "the no-change check was not used", ...
+	say    func(string)
+	done   atomic.Bool
+	reason string // the first miss's, when said
 }
 
 // newWhyNot is the refusals of what, which is an answer ("the no-change
@@ -32,7 +33,8 @@ func (w *whyNot) miss(format string, args ...any) bool {
 		if w.what == "the memo" {
 			not = " was not written: "
 		}
-		w.say(w.what + not + fmt.Sprintf(format, args...))
+		w.reason = fmt.Sprintf(format, args...)
+		w.say(w.what + not + w.reason)
 	}
 	return false
 }
