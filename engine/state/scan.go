@@ -5,6 +5,7 @@ import (
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // scan reads the JSON kiln writes most of, a record's lines and fields,
@@ -22,6 +23,14 @@ type scan struct {
 var errScan = errors.New("not the JSON kiln writes")
 
 func newScan(b []byte) *scan { return &scan{b: b, text: string(b)} }
+
+// newScanShared reads b without copying it: the strings it returns are b's
+// own bytes, so b must not change while one of them lives. The records of
+// a state file are read so, from the file's bytes, which nothing writes
+// once read (decodeRecords).
+func newScanShared(b []byte) *scan {
+	return &scan{b: b, text: unsafe.String(unsafe.SliceData(b), len(b))}
+}
 
 func (s *scan) skip() {
 	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
