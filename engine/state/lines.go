@@ -53,7 +53,10 @@ func (s *scan) lines() (Lines, error) {
 	if !s.next('[') {
 		return nil, errLines
 	}
-	out := Lines{}
+	// The lines gather in room on the stack, then go to one slice of
+	// their number: a record has about fifteen.
+	var room [32]hash.Line
+	out := room[:0]
 	for first := true; !s.next(']'); first = false {
 		if !first && !s.next(',') {
 			return nil, errLines
@@ -72,7 +75,7 @@ func (s *scan) lines() (Lines, error) {
 		}
 		out = append(out, l)
 	}
-	return out, nil
+	return append(Lines{}, out...), nil
 }
 
 // line reads [label, subject, value] or [label, subject, value, note].
