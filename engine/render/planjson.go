@@ -112,7 +112,7 @@ type BlockedJSON struct {
 // with action "no-op" so programs see the whole scope.
 func ModelPlan(pl *plan.Plan, pipeline string, stamp StateJSON, version string) *PlanJSON {
 	m := &PlanJSON{FormatVersion: PlanFormatVersion, KilnVersion: version, Pipeline: pipeline, State: stamp,
-		Summary: map[string]int{}, Changes: []ChangeJSON{}, Forget: []string{}, Moved: []plan.Moved{}, Blocked: []BlockedJSON{}, Pools: modelPools(pl.Pools)}
+		Summary: map[string]int{}, Changes: make([]ChangeJSON, 0, len(pl.Changes)), Forget: []string{}, Moved: []plan.Moved{}, Blocked: []BlockedJSON{}, Pools: modelPools(pl.Pools)}
 	for _, a := range []plan.Action{plan.Create, plan.Rebuild, plan.Maybe, plan.Restore, plan.Repair, plan.Start, plan.Fetch, plan.Forget, plan.NoOp} {
 		m.Summary[a.Word()] = 0
 	}
