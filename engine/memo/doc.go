@@ -53,6 +53,7 @@
 // (plan.Restamp, once the lines are seen to give the recorded key), against
 // the real state, its history and the store, so a key kept in the store is
 // a restore there as in the full plan. The others are up to date.
+// CheckThenReplan is the two from one read of the memo, as kiln plan asks.
 //
 // The full plan and an apply consult the memo too (Consult, as
 // plan.Decider.Memo, which Decide asks first; an apply checks it before it
