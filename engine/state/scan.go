@@ -10,10 +10,11 @@ import (
 
 // scan reads the JSON kiln writes most of, a record's lines and fields,
 // faster than encoding/json (decode.go, lines.go). The strings it returns
-// share text, one allocation for all those of one value; escapes are read
-// here too, but for a surrogate pair, which goes to encoding/json. It reads
-// what kiln writes: whatever it does not expect it reports, and the caller
-// hands the value to encoding/json, which decides and says what is wrong.
+// share text: one copy for all those of one value (newScan), or the bytes
+// it was given (newScanShared). Escapes are read here too, but for a
+// surrogate pair, which goes to encoding/json. It reads what kiln writes:
+// whatever it does not expect it reports, and the caller hands the value
+// to encoding/json, which decides and says what is wrong.
 type scan struct {
 	b    []byte
 	text string // b
