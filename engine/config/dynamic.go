@@ -153,7 +153,7 @@ func (p *Pipeline) Expand(ph *Node, vals Values) ([]*Node, hcl.Diagnostics) {
 	}
 	var nodes []*Node
 	if b.ForEach != nil {
-		nodes, d = p.forEachInstances(b, v, p.maxDynamic())
+		nodes, d = p.forEachInstances(b, v, p.maxDynamic(), "for_each is not known yet.")
 	} else {
 		nodes, d = p.countInstances(b, v, p.maxDynamic())
 	}

@@ -57,7 +57,7 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 		instantiate(b)
 	}
 	if diags.HasErrors() {
-		return diags
+		return dedupe(diags) // a local's error, once for each block it expands
 	}
 	p.sortNodes()
 	static := p.staticContext()
@@ -92,10 +92,7 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 		if diags.HasErrors() {
 			return nil, diags
 		}
-		if !v.IsWhollyKnown() {
-			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid for_each argument", Detail: "for_each must be known when the pipeline loads: use variables, locals and literal values, or the results of other nodes through fileset, glob_wildcards, listfile or file.", Subject: b.ForEach.Range().Ptr()}}
-		}
-		return p.forEachInstances(b, v, maxInstances)
+		return p.forEachInstances(b, v, maxInstances, "for_each must be known when the pipeline loads: use variables, locals and literal values, or the results of other nodes through fileset, glob_wildcards, listfile or file.")
 	case b.Count != nil:
 		v, diags := p.staticEval(b.Count)
 		if diags.HasErrors() {
@@ -108,20 +105,23 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 }
 
 // forEachInstances makes one instance per element of a for_each value, at
-// most limit of them.
-func (p *Pipeline) forEachInstances(b *Block, v cty.Value, limit int) ([]*Node, hcl.Diagnostics) {
+// most limit of them; unknown is the error's detail when v is not known.
+// The elements are listed once: each listing of a set sorts it, which for
+// a set of 250,000 strings takes seconds.
+func (p *Pipeline) forEachInstances(b *Block, v cty.Value, limit int, unknown string) ([]*Node, hcl.Diagnostics) {
 	base := b.Addr()
 	bad := func(detail string) hcl.Diagnostics {
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid for_each argument", Detail: detail, Subject: b.ForEach.Range().Ptr()}}
 	}
-	if !v.IsWhollyKnown() {
-		return nil, bad("for_each is not known yet.")
+	const sensitive = "for_each must not use sensitive values (read with env() or from a sensitive variable): instance keys appear in addresses, plans and state."
+	if !v.IsKnown() {
+		return nil, bad(unknown)
 	}
 	if v.IsNull() {
 		return nil, bad("for_each must not be null.")
 	}
-	if v.ContainsMarked() {
-		return nil, bad("for_each must not use sensitive values (read with env() or from a sensitive variable): instance keys appear in addresses, plans and state.")
+	if v.IsMarked() {
+		return nil, bad(sensitive)
 	}
 	t := v.Type()
 	stringSet := t.IsSetType() && (t.ElementType() == cty.String || t.ElementType() == cty.DynamicPseudoType)
@@ -131,15 +131,30 @@ func (p *Pipeline) forEachInstances(b *Block, v cty.Value, limit int) ([]*Node, 
 	if n := v.LengthInt(); n > limit {
 		return nil, bad(fmt.Sprintf("for_each has %s elements, more than the limit of %s instances of one block%s.", thousands(n), thousands(limit), limitHint(b)))
 	}
-	var nodes []*Node
+	type element struct{ key, value cty.Value }
+	elems := make([]element, 0, v.LengthInt())
 	for it := v.ElementIterator(); it.Next(); {
 		k, val := it.Element()
 		if stringSet {
 			k = val
 		}
+		elems = append(elems, element{k, val})
+	}
+	for _, e := range elems {
+		if !e.value.IsWhollyKnown() {
+			return nil, bad(unknown)
+		}
+	}
+	for _, e := range elems {
+		if e.value.ContainsMarked() {
+			return nil, bad(sensitive)
+		}
+	}
+	nodes := make([]*Node, len(elems))
+	for i, e := range elems {
 		a := base
-		a.Key = addr.StringKey(k.AsString())
-		nodes = append(nodes, &Node{Addr: a, Block: b, Each: &EachValue{Key: k, Value: val}, CountIdx: -1, DeclRange: b.DeclRange})
+		a.Key = addr.StringKey(e.key.AsString())
+		nodes[i] = &Node{Addr: a, Block: b, Each: &EachValue{Key: e.key, Value: e.value}, CountIdx: -1, DeclRange: b.DeclRange}
 	}
 	return nodes, nil
 }
