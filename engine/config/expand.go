@@ -75,7 +75,7 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 	for _, d := range nodeDiags {
 		diags = append(diags, d...)
 	}
-	return diags
+	return dedupe(diags) // a local's error, once for each instance that reads it
 }
 
 func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
@@ -424,7 +424,7 @@ func (p *Pipeline) traversalNode(t hcl.Traversal) (addr.Node, bool) {
 func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 	n.Meta.Deterministic = true
 	r := &metaReader{p: p, n: n, meta: n.Block.meta}
-	if len(n.Block.locals) > 0 {
+	if n.Block.bodyLocals {
 		r.context()
 	}
 	r.numbers()
@@ -456,7 +456,8 @@ func (p *Pipeline) evalMeta(n *Node) hcl.Diagnostics {
 //
 // The context is built when an argument is there to evaluate; most nodes
 // set none. Only the locals a block uses can report errors while it is
-// built, so with locals it is built at once and they are reported. Either
+// built, so with locals it is built at once and they are reported (those
+// for_each and count alone use have been, as the block expanded). Either
 // way it is built before n.Meta.Resources is set: self.resources holds cpu
 // alone here, as the resources are being read.
 type metaReader struct {

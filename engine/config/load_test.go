@@ -322,3 +322,22 @@ exec "a" {
 		}
 	}
 }
+
+// A local that fails to evaluate is reported when the pipeline loads
+// wherever an instance uses it, not only in for_each or count (those are
+// evaluated once per block, the rest once per instance).
+func TestInstanceLocalFailsAtLoad(t *testing.T) {
+	_, diags := load(t, `
+locals {
+  names = toset(["a", "b"])
+  ids   = range(2000)
+}
+exec "a" {
+  for_each = local.names
+  command  = "echo ${length(local.ids)}"
+}
+`, Options{})
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail, "more than 1024 values") || diags[0].Subject == nil || diags[0].Subject.Start.Line != 4 {
+		t.Fatalf("want range's one error at line 4, got %v", diags)
+	}
+}

@@ -153,6 +153,7 @@ type Block struct {
 	metricsRange hcl.Range
 	refs         []reference // references found in the block, meta-arguments included
 	locals       []string    // locals the block uses directly
+	bodyLocals   bool        // a local is used beyond for_each and count (which are evaluated once per block)
 	selfOut      bool
 	self         bool        // reads self (self.out or self.resources) anywhere
 	callsEnv     bool        // its expressions may call env() (analyseBlock)

@@ -64,16 +64,22 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 
 // analyseBlock finds the references, locals and self.out of one block.
 func (p *Pipeline) analyseBlock(b *Block, blocks map[addr.Node]*Block) hcl.Diagnostics {
-	var travs []hcl.Traversal
+	var travs, expansion []hcl.Traversal
 	var metaExprs []hcl.Expression
-	for _, a := range b.meta {
-		travs = append(travs, a.Expr.Variables()...)
+	for name, a := range b.meta {
+		if name == "for_each" || name == "count" {
+			expansion = append(expansion, a.Expr.Variables()...)
+		} else {
+			travs = append(travs, a.Expr.Variables()...)
+		}
 		metaExprs = append(metaExprs, a.Expr)
 	}
 	for _, a := range b.metrics {
 		travs = append(travs, a.Expr.Variables()...)
 	}
 	travs = append(travs, specVariables(b)...)
+	b.bodyLocals = slices.ContainsFunc(travs, func(t hcl.Traversal) bool { return t.RootName() == "local" })
+	travs = append(travs, expansion...)
 	// The body holds everything written in the block, meta-arguments and
 	// nested blocks included (taken out of it only for decoding), so the
 	// walk for indexes also finds every env() call.

@@ -89,7 +89,9 @@
 // racy, it stands for reading the folder (TreeOptions.Listing) while that
 // signature holds, since adding, removing, renaming or replacing an entry
 // changes the folder's mtime and ctime. Only folders without subfolders are
-// listed, and each listed file is still stat'ed, so an edit is noticed.
+// listed, and each listed file is still stat'ed, so an edit is noticed. A
+// tree digest that reads a folder also gives its Listing when asked
+// (TreeOptions.Listed), so one read both checks a result and lists it.
 // A Stamp is the folder's signature alone, for a caller that keeps what it
 // read of the folder itself (the no-change check's stable links). A seal
 // (SealTree, SealFile) goes one step further for a caller that keeps a

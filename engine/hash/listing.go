@@ -37,12 +37,22 @@ func listFolder(path string, start time.Time) (*Listing, bool) {
 	if err != nil || !before.IsDir() {
 		return nil, false
 	}
-	sig, ok := signatureOf(before)
-	if !ok || sig.racy(start) {
+	if sig, ok := signatureOf(before); !ok || sig.racy(start) {
 		return nil, false
 	}
 	entries, err := listTree(path, nil, TreeOptions{})
 	if err != nil {
+		return nil, false
+	}
+	return listingOf(path, before, entries, start)
+}
+
+// listingOf is the Listing of the folder at path whose Lstat before its
+// entries were read, starting at start, was before; false when it holds a
+// subfolder, changed while it was read or too recently (see ListFolder).
+func listingOf(path string, before fs.FileInfo, entries []Entry, start time.Time) (*Listing, bool) {
+	sig, ok := signatureOf(before)
+	if !ok || sig.racy(start) {
 		return nil, false
 	}
 	for _, e := range entries {

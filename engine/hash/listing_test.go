@@ -3,6 +3,7 @@ package hash
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -60,5 +61,50 @@ func TestListingStandsForTheFolderWhileItsStatHolds(t *testing.T) {
 	}
 	if _, ok := listFolder(dir, later); ok {
 		t.Error("listFolder listed a folder with a subfolder")
+	}
+}
+
+// TestTreeListsTheFolderItReads: the tree digest of a folder it reads
+// gives Listed what ListFolder returns, and nothing for a folder changed
+// too recently, one with a subfolder, or one a listing vouched for.
+func TestTreeListsTheFolderItReads(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("a", filepath.Join(dir, "l")); err != nil {
+		t.Fatal(err)
+	}
+	listed := func(o TreeOptions) *Listing {
+		t.Helper()
+		var got *Listing
+		o.Listed = func(l *Listing) { got = l }
+		if _, err := TreeWith(dir, nil, o); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if l := listed(TreeOptions{}); l != nil {
+		t.Errorf("listed a folder changed just now: %+v", l)
+	}
+	waitOutRacyWindow()
+	want, ok := ListFolder(dir)
+	if !ok {
+		t.Fatal("ListFolder refused the settled folder")
+	}
+	if got := listed(TreeOptions{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("listed %+v, ListFolder %+v", got, want)
+	}
+	if got := listed(TreeOptions{Listing: want}); got != nil {
+		t.Errorf("listed a folder the listing vouched for: %+v", got)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	waitOutRacyWindow()
+	if got := listed(TreeOptions{}); got != nil {
+		t.Errorf("listed a folder with a subfolder: %+v", got)
 	}
 }

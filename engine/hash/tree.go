@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // TreeOptions tunes TreeWith.
@@ -28,6 +29,11 @@ type TreeOptions struct {
 	// reading the root folder as long as the folder's stat signature is the
 	// listing's.
 	Listing *Listing
+	// Listed, when set and without Exclude or FollowLinks, is given the
+	// Listing of the root folder that ListFolder would return, when the
+	// folder is read rather than vouched for by Listing: one read of a
+	// result's folder both checks its digest and lists it for the memo.
+	Listed func(*Listing)
 	// FollowLinks hashes every symlink, the root included, as an 'L' line
 	// that carries both its text and what it leads to: the content of a
 	// regular file, or the tree digest of a folder (hashed with these
@@ -80,6 +86,7 @@ func manifest(path string, c *StatCache, o TreeOptions) ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hash %s: %w", path, err)
 	}
+	start := time.Now()
 	info, err := os.Lstat(root)
 	if err != nil {
 		return nil, fmt.Errorf("hash tree: %w", err)
@@ -91,6 +98,11 @@ func manifest(path string, c *StatCache, o TreeOptions) ([]Entry, error) {
 		entries = slices.Clone(o.Listing.Entries)
 	case mode.IsDir():
 		entries, err = listTree(root, c, o)
+		if err == nil && o.Listed != nil && o.Exclude == nil && !o.FollowLinks {
+			if l, ok := listingOf(root, info, slices.Clone(entries), start); ok {
+				o.Listed(l)
+			}
+		}
 	case mode.IsRegular():
 		entries = []Entry{{Path: ".", Kind: 'f'}}
 	case mode&fs.ModeSymlink != 0 && o.FollowLinks:

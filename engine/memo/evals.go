@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/proc"
@@ -30,6 +31,11 @@ type certEval struct {
 	// patterns are the node's input patterns that hold wildcards: a new
 	// file that matches one must be noticed, not only a changed one.
 	patterns []string
+	// listing lists the run folder of entry, read as the decision checked
+	// the result's digest (plan.Decision.Listing): the memo lists that
+	// folder without reading it again.
+	listing *hash.Listing
+	entry   string
 }
 
 // certEvalOf is what the memo takes of dec; false when dec holds no
@@ -42,6 +48,9 @@ func certEvalOf(dec *plan.Decision) (certEval, bool) {
 		return certEval{}, false
 	}
 	e := certEval{blocked: dec.Blocked, exports: dec.Kind.Exports(dec.KindNode)}
+	if dec.Listing != nil && dec.Record != nil {
+		e.listing, e.entry = dec.Listing, dec.Record.Entry
+	}
 	for _, pat := range dec.Config.Inputs {
 		if strings.ContainsAny(pat, "*?[") {
 			e.patterns = append(e.patterns, pat)

@@ -187,7 +187,11 @@ func (f From) node(n *config.Node, env map[string]string, why *whyNot) (Node, bo
 		}
 		mn.Globs = append(mn.Globs, Glob{Pattern: pat, Matches: matches})
 	}
-	mn.Listing, _ = hash.ListFolder(f.Store.RunPath(r.Entry))
+	if e.listing != nil && e.entry == r.Entry {
+		mn.Listing = e.listing
+	} else {
+		mn.Listing, _ = hash.ListFolder(f.Store.RunPath(r.Entry))
+	}
 	if len(r.Outputs) > 0 {
 		mn.Outputs = state.OutputPaths(p.Root, r.Outputs)
 	}

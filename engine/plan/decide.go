@@ -132,6 +132,9 @@ type Decision struct {
 	Settled bool
 	Exports map[string]cty.Value
 	Diags   hcl.Diagnostics
+	// Listing is the listing of Record's run folder that checking its
+	// digest read (hash.TreeOptions.Listed), for the memo; nil when none.
+	Listing *hash.Listing
 
 	// Inputs are the files the key hashed, as [path relative to the
 	// pipeline folder, digest]: the resolved inputs (the first InputCount),
@@ -516,7 +519,8 @@ func (d *Decider) resultDrift(ctx context.Context, dec *Decision) string {
 	if rec.Attrs[AttrDigestBy] == "kind" {
 		return ""
 	}
-	got, _, err := OutputDigest(d.Store, d.Pipeline.Root, rec.Entry, state.OutputPaths(d.Pipeline.Root, rec.Outputs), d.Stat)
+	o := hash.TreeOptions{Listed: func(l *hash.Listing) { dec.Listing = l }}
+	got, _, err := OutputDigestWith(d.Store, d.Pipeline.Root, rec.Entry, state.OutputPaths(d.Pipeline.Root, rec.Outputs), d.Stat, o)
 	if err != nil {
 		return err.Error()
 	}

@@ -102,6 +102,12 @@ func OutputDigest(store *state.Store, root, entry string, outputs []string, c *h
 // OutputDigestRead is OutputDigest that adds the bytes it reads to hash
 // files to read (when set).
 func OutputDigestRead(store *state.Store, root, entry string, outputs []string, c *hash.StatCache, read *atomic.Int64) (string, []state.Output, error) {
+	return OutputDigestWith(store, root, entry, outputs, c, hash.TreeOptions{Read: read})
+}
+
+// OutputDigestWith is OutputDigest that hashes the run folder with options
+// o (see DirDigestWith).
+func OutputDigestWith(store *state.Store, root, entry string, outputs []string, c *hash.StatCache, o hash.TreeOptions) (string, []state.Output, error) {
 	dir := ""
 	if entry != "" {
 		dir = store.RunPath(entry)
@@ -109,7 +115,7 @@ func OutputDigestRead(store *state.Store, root, entry string, outputs []string, 
 			return "", nil, fmt.Errorf("the result %s is in an earlier layout of the store", entry)
 		}
 	}
-	return DirDigest(dir, root, outputs, c, read)
+	return DirDigestWith(dir, root, outputs, c, o)
 }
 
 // ResumeEntry is the run folder a failed or interrupted run of key left for
