@@ -50,7 +50,7 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 	waiting = map[int]string{}
 	k := hash.NewKey()
 	k.AddLine(hash.Line{Label: "kind", Subject: in.kind, Value: in.version})
-	in.paths.upstreams = in.deps
+	in.paths.upstreams = upstreamMarks(in.deps)
 	lines, err := attrLines(in)
 	if err != nil {
 		return nil, nil, err
@@ -161,11 +161,14 @@ func addEnvLines(k *hash.Key, in keyInputs) error {
 // Upstream stable paths are written as references to their digests first.
 type pathNormaliser struct {
 	state, root string
-	upstreams   []upstream // their paths are marked, then numbered (upstream.go)
+	upstreams   *hash.Folders // upstreams' paths → their marks, numbered later (upstream.go); nil for none
 }
 
 func (p pathNormaliser) normalise(s string) string {
-	return hash.Relocatable(markUpstreams(s, p.upstreams), p.state, p.root)
+	if p.upstreams != nil {
+		s = p.upstreams.Replace(s)
+	}
+	return hash.Relocatable(s, p.state, p.root)
 }
 
 // canonical encodes a value as JSON with sorted keys, normalised paths, and

@@ -43,21 +43,18 @@ func (u upstream) depValue() string {
 // marks are numbered once every line is written.
 const markOpen, markClose = "\uE000", "\uE001"
 
-// markUpstreams replaces the stable paths of upstreams in s with marks,
-// longest path first, so a path that extends another is not cut.
-func markUpstreams(s string, ups []upstream) string {
+// upstreamMarks replaces the stable paths of upstreams with their marks,
+// longest path first, so a path that extends another is not cut; nil when
+// there are none.
+func upstreamMarks(ups []upstream) *hash.Folders {
 	if len(ups) == 0 {
-		return s
+		return nil
 	}
-	order := make([]int, len(ups))
-	for i := range order {
-		order[i] = i
+	outs, marks := make([]string, len(ups)), make([]string, len(ups))
+	for i, u := range ups {
+		outs[i], marks[i] = u.out, markOpen+strconv.Itoa(i)+markClose
 	}
-	sort.SliceStable(order, func(a, b int) bool { return len(ups[order[a]].out) > len(ups[order[b]].out) })
-	for _, i := range order {
-		s = hash.ReplaceFolder(s, ups[i].out, markOpen+strconv.Itoa(i)+markClose)
-	}
-	return s
+	return hash.NewFolders(outs, marks)
 }
 
 // numberUpstreams numbers the upstreams (see above) and rewrites the marks
