@@ -60,36 +60,41 @@ func uniformly(f function.Function, into cty.Type) function.Function {
 	// answer for a uniform argument is the collection made of it; any
 	// other argument it converts itself.
 	convertRest := into == cty.NilType
-	converted := func(a cty.Value) (cty.Value, bool) {
+	// prepare is the answer of a conversion function for a uniform
+	// argument (direct), or the arguments to call f with.
+	prepare := func(args []cty.Value) (direct cty.Value, done bool, _ []cty.Value, _ error) {
 		if convertRest {
-			return cty.NilVal, false
+			args, err := uniformArgs(args, want)
+			return cty.NilVal, false, args, err
 		}
 		// As the conversion functions do, marks inside the value move to
 		// the whole.
-		var marks cty.ValueMarks
+		a, marks := args[0], cty.ValueMarks(nil)
 		if a.ContainsMarked() {
 			a, marks = a.UnmarkDeep()
 		}
-		u, ok := uniformCollection(a, into)
-		return u.WithMarks(marks), ok
+		if u, ok := uniformCollection(a, into); ok {
+			return u.WithMarks(marks), true, nil, nil
+		}
+		return cty.NilVal, false, args, nil
 	}
 	spec.Type = func(args []cty.Value) (cty.Type, error) {
-		if u, ok := converted(args[0]); ok {
-			return u.Type(), nil
-		}
-		args, err := uniformArgs(args, want, convertRest)
-		if err != nil {
+		u, done, args, err := prepare(args)
+		switch {
+		case err != nil:
 			return cty.NilType, err
+		case done:
+			return u.Type(), nil
 		}
 		return f.ReturnTypeForValues(args)
 	}
 	spec.Impl = func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-		if u, ok := converted(args[0]); ok {
-			return u, nil
-		}
-		args, err := uniformArgs(args, want, convertRest)
-		if err != nil {
+		u, done, args, err := prepare(args)
+		switch {
+		case err != nil:
 			return cty.NilVal, err
+		case done:
+			return u, nil
 		}
 		return f.Call(args)
 	}
@@ -97,32 +102,26 @@ func uniformly(f function.Function, into cty.Type) function.Function {
 }
 
 // uniformArgs is args with each one that want(i) takes as a collection of
-// any type made that collection directly when it is uniform, and else, if
-// convertRest, by cty's conversion; args itself is not changed.
-func uniformArgs(args []cty.Value, want func(int) cty.Type, convertRest bool) ([]cty.Value, error) {
+// any type made that collection: directly when it is uniform, else by
+// cty's conversion. args itself is not changed.
+func uniformArgs(args []cty.Value, want func(int) cty.Type) ([]cty.Value, error) {
 	out, copied := args, false
-	set := func(i int, v cty.Value) {
-		if !copied {
-			out, copied = append([]cty.Value(nil), args...), true
-		}
-		out[i] = v
-	}
 	for i, a := range args {
 		w := want(i)
 		if !isAnyCollection(w) {
 			continue
 		}
-		if u, ok := uniformCollection(a, w); ok {
-			set(i, u)
-			continue
-		}
-		if convertRest {
-			c, err := convert.Convert(a, w)
-			if err != nil {
+		c, ok := uniformCollection(a, w)
+		if !ok {
+			var err error
+			if c, err = convert.Convert(a, w); err != nil {
 				return nil, function.NewArgError(i, err)
 			}
-			set(i, c)
 		}
+		if !copied {
+			out, copied = append([]cty.Value(nil), args...), true
+		}
+		out[i] = c
 	}
 	return out, nil
 }
