@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"hash"
 	"maps"
 	"slices"
 
@@ -49,18 +48,30 @@ func (p *Pipeline) source(r hcl.Range) ([]byte, bool) {
 
 // identity writes length-prefixed fields, so that no two sequences of
 // fields digest alike.
-type identity struct{ h hash.Hash }
+type identity struct{ b []byte }
 
-func newIdentity() identity { return identity{sha256.New()} }
+func newIdentity() *identity { return &identity{b: make([]byte, 0, 1024)} }
 
-func (id identity) field(b []byte) {
-	id.h.Write(binary.AppendUvarint(nil, uint64(len(b))))
-	id.h.Write(b)
+func (id *identity) field(b []byte) {
+	id.b = append(binary.AppendUvarint(id.b, uint64(len(b))), b...)
 }
 
-func (id identity) str(s string) { id.field([]byte(s)) }
+func (id *identity) str(s string) {
+	id.b = append(binary.AppendUvarint(id.b, uint64(len(s))), s...)
+}
 
-func (id identity) sum() string { return hex.EncodeToString(id.h.Sum(nil)) }
+// value writes v and its type (AppendValue) as one field; false when v
+// holds a marked value, which is not written out.
+func (id *identity) value(v cty.Value) bool {
+	enc, ok := AppendValue(AppendType(nil, v.Type()), v)
+	id.field(enc)
+	return ok
+}
+
+func (id *identity) sum() string {
+	d := sha256.Sum256(id.b)
+	return hex.EncodeToString(d[:])
+}
 
 // NodeIdentity digests what n's configuration is written as, apart from
 // what SharedIdentity covers: its block's source and file (but for its
@@ -94,13 +105,10 @@ func (p *Pipeline) NodeIdentity(n *Node) string {
 	id.field(src)
 	id.str(n.Addr.String())
 	if e := n.Each; e != nil {
-		if e.Key.ContainsMarked() || e.Value.ContainsMarked() {
+		id.str("each")
+		if !id.value(e.Key) || !id.value(e.Value) {
 			return ""
 		}
-		id.str("each")
-		id.str(e.Key.GoString())
-		id.str(e.Value.Type().GoString())
-		id.str(e.Value.GoString())
 	}
 	if n.CountIdx >= 0 {
 		id.str("count")
@@ -192,7 +200,7 @@ func namesIn(body *hclsyntax.Body) names {
 // its value; false when one cannot be told (a sensitive variable, whose
 // value is not to be kept even as a digest, or a local that names local
 // as a whole).
-func (p *Pipeline) writeNames(id identity, ns names) bool {
+func (p *Pipeline) writeNames(id *identity, ns names) bool {
 	used := map[string]bool{}
 	var collect func(name string)
 	collect = func(name string) {
@@ -241,12 +249,13 @@ func (p *Pipeline) writeNames(id identity, ns names) bool {
 		if v == nil {
 			continue
 		}
-		if v.Sensitive || v.Value == cty.NilVal || v.Value.ContainsMarked() {
+		if v.Sensitive || v.Value == cty.NilVal {
 			return false
 		}
 		id.str(name)
-		id.str(v.Value.Type().GoString())
-		id.str(v.Value.GoString())
+		if !id.value(v.Value) {
+			return false
+		}
 	}
 	return true
 }

@@ -43,11 +43,19 @@ func FileWith(path string, c *StatCache, read *atomic.Int64) (Digest, error) {
 	if err != nil {
 		return Digest{}, fmt.Errorf("hash file: %w", err)
 	}
+	return StatedFileWith(path, info, c, read)
+}
+
+// StatedFileWith is FileWith for the file at path whose os.Stat (or, for a
+// file that is not a symlink, os.Lstat) is info, which the caller has
+// already taken.
+func StatedFileWith(path string, info fs.FileInfo, c *StatCache, read *atomic.Int64) (Digest, error) {
 	if !info.Mode().IsRegular() {
 		return Digest{}, notRegularError(path, info.Mode())
 	}
 	abs := path
 	if c != nil {
+		var err error
 		if abs, err = cacheKey(path); err != nil {
 			return Digest{}, fmt.Errorf("hash file %s: %w", path, err)
 		}

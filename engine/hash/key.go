@@ -1,6 +1,9 @@
 package hash
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // FormatVersion salts every key; bump it when key lines change meaning.
 // kiln-key-3: digests of files above ChunkSize are chunked.
@@ -60,6 +63,21 @@ func (k *Key) Addf(label, format string, args ...any) {
 func (k *Key) Lines() []Line {
 	k.init()
 	return append([]Line(nil), k.lines...)
+}
+
+// Take returns the key's lines, in insertion order, without a copy, and
+// leaves the key as NewKey makes it: for the key's last reader.
+func (k *Key) Take() []Line {
+	k.init()
+	lines := k.lines
+	k.lines = nil
+	return lines
+}
+
+// Grow makes room for n more lines.
+func (k *Key) Grow(n int) {
+	k.init()
+	k.lines = slices.Grow(k.lines, n)
 }
 
 // Sum returns the key's digest: Lines over the lines' texts (Line.Text),

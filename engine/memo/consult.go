@@ -182,16 +182,6 @@ func (c *Consult) Said(nodes int) {
 // Save keeps what the checks hashed for the next command.
 func (c *Consult) Save() { c.s.saveStat() }
 
-// valueDigest identifies a node's value as its dependents read it, an
-// unknown digest (a node that will run) included. Go's formatting prints a
-// map's keys in order, so equal values print alike.
-func valueDigest(v cty.Value) string {
-	if v.ContainsMarked() {
-		return "" // a mark is not printed as a value: never the same
-	}
-	return hash.Bytes([]byte(v.Type().GoString() + "\n" + v.GoString())).String()
-}
-
 // encodeExports is a kind's exports as the memo keeps them: each one's
 // type, and its value as JSON, or "" for a value not known until the node
 // runs. false when one is marked, or only partly known, and cannot be kept.

@@ -15,7 +15,7 @@ import (
 
 // Format names the file's encoding and what it holds; a memo of another
 // format is no memo.
-const Format = "kiln-memo-2"
+const Format = "kiln-memo-3"
 
 // Memo is the file: a header for the whole pipeline and a record per node.
 type Memo struct {

@@ -235,7 +235,7 @@ func (d *Decider) evaluate(ctx context.Context, n *config.Node, vals config.Valu
 		return dec
 	}
 	dec.Key = key.Sum().String()
-	dec.KeyLines = key.Lines()
+	dec.KeyLines = key.Take()
 	dec.Inputs = append(append([][2]string{}, in.inputs...), in.files...)
 	dec.InputCount = len(in.inputs)
 	if d.DebugKey != nil {
@@ -322,7 +322,7 @@ func (d *Decider) decideUnknown(dec *Decision, in keyInputs, pending []addr.Node
 	if dec.Record.Good() {
 		in.unknownOK = true
 		if key, waiting, err := keyLines(in); err == nil {
-			dec.KeyLines, dec.Waiting = key.Lines(), waiting
+			dec.KeyLines, dec.Waiting = key.Take(), waiting
 		}
 	}
 	d.decideWaiting(dec, pending)
@@ -597,7 +597,7 @@ func (d *Decider) PinnedKey(dec *Decision, vals config.Values, pins map[string]s
 	if err != nil {
 		return "", nil, err
 	}
-	return key.Sum().String(), key.Lines(), nil
+	return key.Sum().String(), key.Take(), nil
 }
 
 // RecordedPins returns the pins kept in a record's attributes.

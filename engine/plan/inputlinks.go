@@ -32,7 +32,7 @@ func inputDigestRead(p string, c *hash.StatCache, read *atomic.Int64) (string, e
 	}
 	var d hash.Digest
 	if fi.Mode().IsRegular() {
-		d, err = hash.FileWith(p, c, read)
+		d, err = hash.StatedFileWith(p, fi, c, read)
 	} else {
 		d, err = hash.TreeWith(p, c, hash.TreeOptions{Read: read, FollowLinks: true})
 	}

@@ -66,6 +66,7 @@ func keyLines(in keyInputs) (key *hash.Key, waiting map[int]string, err error) {
 		lines = append(lines, hash.Line{Label: "file", Subject: in.paths.normalise(l[0]), Value: l[1]})
 	}
 	deps := numberUpstreams(in.deps, lines)
+	k.Grow(len(lines) + len(deps) + len(in.from) + len(in.facts) + 1 + len(in.run) + len(in.env))
 	for i, l := range lines {
 		k.AddLine(l)
 		if l.Value == unknownValue {

@@ -101,18 +101,48 @@ func numberUpstreams(ups []upstream, lines []hash.Line) []upstream {
 	if len(order) == len(unseen) {
 		return order
 	}
-	pairs := make([]string, 0, 2*len(ups))
-	for i := range ups {
-		if slot[i] > 0 {
-			pairs = append(pairs, markOpen+strconv.Itoa(i)+markClose, UpstreamRef(slot[i]))
-		}
-	}
-	r := strings.NewReplacer(pairs...)
 	for i := range lines {
-		lines[i].Subject = r.Replace(lines[i].Subject)
-		lines[i].Value = r.Replace(lines[i].Value)
+		lines[i].Subject = renumbered(lines[i].Subject, slot)
+		lines[i].Value = renumbered(lines[i].Value, slot)
 	}
 	return order
+}
+
+// renumbered is s with the mark of each upstream i that has a slot
+// (slot[i] > 0) replaced by UpstreamRef(slot[i]); a mark of another
+// upstream, or a stray mark character, stays as it is.
+func renumbered(s string, slot []int) string {
+	i := strings.Index(s, markOpen)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for ; i >= 0; i = strings.Index(s, markOpen) {
+		b.WriteString(s[:i])
+		rest := s[i+len(markOpen):]
+		j := strings.Index(rest, markClose)
+		if n, ok := markIndex(rest, j); ok && n < len(slot) && slot[n] > 0 {
+			b.WriteString(UpstreamRef(slot[n]))
+			s = rest[j+len(markClose):]
+			continue
+		}
+		b.WriteString(markOpen)
+		s = rest
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// markIndex is the upstream index that rest[:j] writes as upstreamMarks
+// writes it (strconv.Itoa); false for anything else, or no closing mark
+// (j < 0).
+func markIndex(rest string, j int) (int, bool) {
+	if j < 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest[:j])
+	return n, err == nil && n >= 0 && strconv.Itoa(n) == rest[:j]
 }
 
 // UpstreamRef is how a key's attribute, input and file lines name the

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,5 +50,33 @@ func TestUpstreamEntersKeyByDigest(t *testing.T) {
 	}
 	if diff := cmp.Diff([]Reason{{Kind: "upstream", Subject: "exec.a", Old: human.Short(d1), New: human.Short(d2)}}, DiffKeyLines(base, changed)); diff != "" {
 		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+}
+
+// TestRenumberedAsAReplacer: numbering the marks in one scan gives what a
+// strings.Replacer of every seen mark gives, on strings made of marks of
+// seen and unseen upstreams, marks no upstream has (out of range, a sign,
+// a leading zero), stray mark characters and plain text.
+func TestRenumberedAsAReplacer(t *testing.T) {
+	slot := []int{2, 5, 1, 3, 0, 0, 0, 0, 0, 0, 0, 4}
+	var pairs []string
+	for i, s := range slot {
+		if s > 0 {
+			pairs = append(pairs, markOpen+strconv.Itoa(i)+markClose, UpstreamRef(s))
+		}
+	}
+	replacer := strings.NewReplacer(pairs...)
+	parts := []string{"a", "/x ", markOpen, markClose, "0", "1", "11", "+1", "01", "99", "-0",
+		markOpen + "0" + markClose, markOpen + "1" + markClose, markOpen + "3" + markClose, markOpen + "11" + markClose}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(10) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		if got, want := renumbered(s, slot), replacer.Replace(s); got != want {
+			t.Fatalf("renumbered(%q) = %q, a replacer gives %q", s, got, want)
+		}
 	}
 }

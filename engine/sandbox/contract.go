@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 
@@ -77,18 +78,42 @@ var haveBash = sync.OnceValue(func() bool {
 // home and temporary folders differ from run to run, so the key says they
 // are private, not where they are.
 func (c Contract) KeyLines() []hash.Line {
-	run := func(subject, value string) hash.Line { return hash.Line{Label: "run", Subject: subject, Value: value} }
-	lines := []hash.Line{run("shell", strings.Join(c.Shell, " "))}
-	for _, kv := range c.Env {
-		name, value, _ := strings.Cut(kv, "=")
-		lines = append(lines, run("env."+name, value))
+	env := defaultEnvLines()
+	if !slices.Equal(c.Env, DefaultEnv) {
+		env = envLines(c.Env)
 	}
-	lines = append(lines,
-		run("env.HOME", "(private, unless the node sets it)"),
-		run("env.TMPDIR", "(private)"),
-		run("umask", fmt.Sprintf("%03o", Umask)))
+	lines := make([]hash.Line, 0, len(env)+5)
+	lines = append(lines, runLine("shell", strings.Join(c.Shell, " ")))
+	lines = append(append(lines, env...), privateLines()...)
 	if c.Fixed {
 		lines = append(lines, KeyLine())
 	}
 	return lines
 }
+
+// runLine is a run line of a key.
+func runLine(subject, value string) hash.Line {
+	return hash.Line{Label: "run", Subject: subject, Value: value}
+}
+
+// envLines are the run lines of the environment variables env.
+func envLines(env []string) []hash.Line {
+	lines := make([]hash.Line, len(env))
+	for i, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		lines[i] = runLine("env."+name, value)
+	}
+	return lines
+}
+
+// defaultEnvLines are the lines of DefaultEnv, written once.
+var defaultEnvLines = sync.OnceValue(func() []hash.Line { return envLines(DefaultEnv) })
+
+// privateLines are the lines of what every run has to itself.
+var privateLines = sync.OnceValue(func() []hash.Line {
+	return []hash.Line{
+		runLine("env.HOME", "(private, unless the node sets it)"),
+		runLine("env.TMPDIR", "(private)"),
+		runLine("umask", fmt.Sprintf("%03o", Umask)),
+	}
+})
