@@ -25,8 +25,15 @@ type Listing struct {
 }
 
 // ListFolder reads the entries of the folder at path for a later TreeWith;
-// false when path is not a folder, holds a subfolder, changes while it is
-// read, or changed too recently for its signature to be trusted.
+// false when path is not a folder, holds a subfolder, or changed too
+// recently for its signature to be trusted.
+//
+// The signature is taken before the entries are read, and only a
+// signature older than the racy window is kept: any change to the
+// folder's entries after it was taken, while they are read or later, gives
+// the folder a ctime after the listing started, so the listing never
+// vouches for the folder again. A second stat after the read would tell
+// nothing more.
 func ListFolder(path string) (*Listing, bool) {
 	return listFolder(path, time.Now())
 }
@@ -44,13 +51,13 @@ func listFolder(path string, start time.Time) (*Listing, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return listingOf(path, before, entries, start)
+	return listingOf(before, entries, start)
 }
 
-// listingOf is the Listing of the folder at path whose Lstat before its
-// entries were read, starting at start, was before; false when it holds a
-// subfolder, changed while it was read or too recently (see ListFolder).
-func listingOf(path string, before fs.FileInfo, entries []Entry, start time.Time) (*Listing, bool) {
+// listingOf is the Listing of a folder whose Lstat before its entries were
+// read, starting at start, was before; false when it holds a subfolder or
+// changed too recently (see ListFolder).
+func listingOf(before fs.FileInfo, entries []Entry, start time.Time) (*Listing, bool) {
 	sig, ok := signatureOf(before)
 	if !ok || sig.racy(start) {
 		return nil, false
@@ -59,9 +66,6 @@ func listingOf(path string, before fs.FileInfo, entries []Entry, start time.Time
 		if e.Kind == 'd' {
 			return nil, false
 		}
-	}
-	if after, err := os.Lstat(path); err != nil || !sameStat(before, after) {
-		return nil, false
 	}
 	return &Listing{Dev: sig.dev, Ino: sig.ino, Size: sig.size, Mtime: sig.mtime, Ctime: sig.ctime, Entries: entries}, true
 }

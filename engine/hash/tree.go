@@ -99,7 +99,7 @@ func manifest(path string, c *StatCache, o TreeOptions) ([]Entry, error) {
 	case mode.IsDir():
 		entries, err = listTree(root, c, o)
 		if err == nil && o.Listed != nil && o.Exclude == nil && !o.FollowLinks {
-			if l, ok := listingOf(root, info, slices.Clone(entries), start); ok {
+			if l, ok := listingOf(info, slices.Clone(entries), start); ok {
 				o.Listed(l)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/proc"
+	"github.com/kilnbuild/kiln/engine/state"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -36,6 +37,10 @@ type certEval struct {
 	// folder without reading it again.
 	listing *hash.Listing
 	entry   string
+	// value is what the node's dependents were given (plan.Decision.Value)
+	// by a decision that left record as it was; cty.NilVal when none.
+	value  cty.Value
+	record *state.Record
 }
 
 // certEvalOf is what the memo takes of dec; false when dec holds no
@@ -50,6 +55,9 @@ func certEvalOf(dec *plan.Decision) (certEval, bool) {
 	e := certEval{blocked: dec.Blocked, exports: dec.Kind.Exports(dec.KindNode)}
 	if dec.Listing != nil && dec.Record != nil {
 		e.listing, e.entry = dec.Listing, dec.Record.Entry
+	}
+	if dec.Action == plan.NoOp && dec.Record != nil {
+		e.value, e.record = dec.Value, dec.Record
 	}
 	for _, pat := range dec.Config.Inputs {
 		if strings.ContainsAny(pat, "*?[") {

@@ -15,6 +15,7 @@ import (
 	"github.com/kilnbuild/kiln/engine/kind"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/state"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // From is what a memo is written from: a plan or an apply that has just
@@ -248,6 +249,9 @@ func (f From) full(n *config.Node, r *state.Record, decided bool) string {
 // value is the digest of n's value as its dependents read it after the
 // plan or apply that writes the memo.
 func (f From) value(n *config.Node, r *state.Record, e certEval) string {
+	if e.value != cty.NilVal && e.record == r {
+		return valueDigest(e.value) // as the plan gave it, of this record
+	}
 	dec := &plan.Decision{Node: n, Kind: n.Block.Kind, Record: r, Action: plan.NoOp, Blocked: e.blocked, Exports: e.exports}
 	return valueDigest(f.Decider.ValueAfter(dec))
 }

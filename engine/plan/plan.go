@@ -141,6 +141,7 @@ func (d *Decider) decideWave(ctx context.Context, dag *DAG, wave []int, vals *Va
 		dec := d.Decide(ctx, n, vals)
 		decided[todo[i]] = []*Decision{dec}
 		after[i] = d.ValueAfter(dec)
+		dec.Value = after[i]
 	}
 	eachOfWave(len(todo), d.DebugKey != nil, decide)
 	for i, v := range todo {
