@@ -108,6 +108,11 @@ type Workspace struct {
 // Open loads the pipeline at o.Path and its state. Diagnostics describe
 // configuration problems; the error, other failures (a corrupt state).
 func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
+	// The state is read while the pipeline loads: neither needs the other.
+	var early *stateRead
+	if dir, ok := config.StateDirOf(o.Path, o.StateDir); ok {
+		early = readState(dir)
+	}
 	p, diags := config.Load(o.Path, config.Options{StateDir: o.StateDir, Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles, MaxDynamic: o.MaxDynamic})
 	if diags.HasErrors() {
 		return &Workspace{pipeline: p}, diags, nil
@@ -118,7 +123,10 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 		return &Workspace{pipeline: p}, diags, nil
 	}
 	w := &Workspace{pipeline: p, dag: dag, opts: o}
-	if err := w.loadState(); err != nil {
+	if early == nil || early.dir != p.StateDir {
+		early = readState(p.StateDir)
+	}
+	if err := w.takeState(early); err != nil {
 		return w, diags, err
 	}
 	if d := w.loadLock(); d.HasErrors() {
@@ -158,21 +166,48 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 }
 
 func (w *Workspace) loadState() error {
-	dir := w.pipeline.StateDir
-	s, err := state.Load(dir)
-	if err != nil {
-		return err
+	return w.takeState(readState(w.pipeline.StateDir))
+}
+
+// stateRead is the state and stat cache of a state folder, being read.
+type stateRead struct {
+	dir   string
+	done  chan struct{}
+	state *state.State
+	stat  *hash.StatCache
+	err   error
+}
+
+// readState starts reading the state and the stat cache of the state
+// folder dir.
+func readState(dir string) *stateRead {
+	r := &stateRead{dir: dir, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		if r.state, r.err = state.Load(dir); r.err == nil {
+			r.stat = hash.LoadStatCache(statCachePath(dir))
+		}
+	}()
+	return r
+}
+
+// takeState waits for r and keeps what it read.
+func (w *Workspace) takeState(r *stateRead) error {
+	<-r.done
+	if r.err != nil {
+		return r.err
 	}
-	w.state = s
-	w.store = state.OpenStore(dir)
+	w.state = r.state
+	w.store = state.OpenStore(r.dir)
 	w.records = plan.OpenRecords(w.state, w.store)
-	w.stat = hash.LoadStatCache(w.statCachePath())
+	w.stat = r.stat
 	return nil
 }
 
-func (w *Workspace) statCachePath() string {
-	return filepath.Join(w.pipeline.StateDir, "cache", "stat")
-}
+func (w *Workspace) statCachePath() string { return statCachePath(w.pipeline.StateDir) }
+
+// statCachePath is the stat cache of the state folder dir.
+func statCachePath(dir string) string { return filepath.Join(dir, "cache", "stat") }
 
 // Plan decides every node in scope.
 func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {

@@ -37,11 +37,8 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read pipeline", Detail: err.Error()}}
 	}
 	p := &Pipeline{Root: root, recordReads: o.RecordReads, Kinds: map[string]kind.Kind{}, Variables: map[string]*Variable{}, Locals: map[string]*Local{}}
-	p.StateDir = o.StateDir
+	p.StateDir = stateDir(root, o.StateDir)
 	p.maxDyn = o.MaxDynamic
-	if p.StateDir == "" {
-		p.StateDir = filepath.Join(root, ".kiln")
-	}
 	for _, k := range o.Kinds {
 		p.Kinds[k.Name()] = k
 	}
@@ -100,6 +97,22 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 }
 
 // pipelineFiles lists the files of the pipeline at path and its root folder.
+// StateDirOf is the state folder Load gives the pipeline at path, with
+// Options.StateDir given; false when path is not a pipeline.
+func StateDirOf(path, given string) (string, bool) {
+	_, root, err := pipelineFiles(path)
+	return stateDir(root, given), err == nil
+}
+
+// stateDir is the state folder of the pipeline whose folder is root: the
+// one given, else .kiln in root.
+func stateDir(root, given string) string {
+	if given != "" {
+		return given
+	}
+	return filepath.Join(root, ".kiln")
+}
+
 func pipelineFiles(path string) ([]string, string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
