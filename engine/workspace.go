@@ -240,9 +240,7 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 		}
 	}
 	if !diags.HasErrors() && !pl.HasChanges() && !hasMismatch(pl) {
-		for _, d := range pl.Changes {
-			w.evals.Note(d)
-		}
+		w.evals.NoteAll(pl.Changes)
 		w.writeMemo()
 	}
 	return pl, diags

@@ -1,12 +1,14 @@
 package memo
 
 import (
+	"runtime"
 	"strings"
 	"sync"
 
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
+	"github.com/kilnbuild/kiln/engine/par"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/proc"
 	"github.com/kilnbuild/kiln/engine/state"
@@ -115,6 +117,26 @@ func (c *Evals) Note(dec *plan.Decision) {
 		return
 	}
 	c.nodes[dec.Node.Addr] = e
+}
+
+// NoteAll notes every decision of decs, in order (a plan's), what each
+// one's memo takes worked out in parallel.
+func (c *Evals) NoteAll(decs []*plan.Decision) {
+	es := make([]certEval, len(decs))
+	ok := make([]bool, len(decs))
+	par.Each(len(decs), runtime.GOMAXPROCS(0), func(i int) { es[i], ok[i] = certEvalOf(decs[i]) })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.nodes == nil {
+		c.nodes = make(map[addr.Node]certEval, len(decs))
+	}
+	for i, dec := range decs {
+		if ok[i] {
+			c.nodes[dec.Node.Addr] = es[i]
+		} else {
+			delete(c.nodes, dec.Node.Addr)
+		}
+	}
 }
 
 func (c *Evals) of(a addr.Node) (certEval, bool) {
