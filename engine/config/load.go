@@ -96,7 +96,6 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 	return p, diags
 }
 
-// pipelineFiles lists the files of the pipeline at path and its root folder.
 // StateDirOf is the state folder Load gives the pipeline at path, with
 // Options.StateDir given; false when path is not a pipeline.
 func StateDirOf(path, given string) (string, bool) {
@@ -113,6 +112,7 @@ func stateDir(root, given string) string {
 	return filepath.Join(root, ".kiln")
 }
 
+// pipelineFiles lists the files of the pipeline at path and its root folder.
 func pipelineFiles(path string) ([]string, string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
