@@ -279,8 +279,10 @@ type ApplyOptions struct {
 	// them among Options.Replace, so that they run.
 	Trace []addr.Node
 	// Final says the workspace is not planned or applied again (kiln
-	// apply): once every node has run, the pipeline's syntax trees are let
-	// go before the state and the memo are written (config.ForgetSyntax).
+	// apply): each block's syntax tree is let go once its instances have
+	// had their turn (run.Options.LetGo), and once every node has run the
+	// rest are, before the state and the memo are written
+	// (config.ForgetSyntax).
 	Final bool
 }
 
@@ -373,8 +375,11 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Parallelism: o.Parallelism, Pools: pools, FailFast: o.FailFast, Scope: w.scope,
 		Hooks: withRecorder(o.Hooks, rec), Host: host, Version: Version, StrictLock: w.StrictLock(),
 		Jobs: o.Jobs, Slurm: run.SlurmOptions{Kiln: w.opts.Kiln}, Cache: cache,
-		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace), Decided: w.evals.Note,
+		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace), Decided: w.evals.Note, LetGo: o.Final,
 	}}
+	if o.Final {
+		w.pipeline.ForgetFiles()
+	}
 	res, applyErr := a.Apply(ctx)
 	if o.Final && applyErr == nil && res != nil && !res.Failed() {
 		w.pipeline.ForgetSyntax()

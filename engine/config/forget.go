@@ -10,14 +10,34 @@ import "github.com/hashicorp/hcl/v2"
 // variables, locals and outputs keep their expressions, so outputs are
 // still evaluated. Evaluating a node afterwards is refused (EvaluateRun).
 func (p *Pipeline) ForgetSyntax() {
+	p.ForgetFiles()
+	for _, b := range p.Blocks {
+		p.ForgetBlock(b)
+	}
+	p.executorBlocks, p.cacheBlocks, p.poolBlocks = nil, nil, nil
+}
+
+// ForgetFiles lets go of each file's own hold on its syntax tree, keeping
+// its bytes: each block's part of the tree is then held by the block
+// alone, for ForgetBlock to let go of. Nothing reads a file's tree once the
+// pipeline is loaded.
+func (p *Pipeline) ForgetFiles() {
 	for name, f := range p.Files {
 		p.Files[name] = &hcl.File{Bytes: f.Bytes}
 	}
-	for _, b := range p.Blocks {
-		b.Body, b.ForEach, b.Count = nil, nil, nil
-		b.meta, b.metrics, b.lifecycle, b.slurm = nil, nil, nil, nil
-	}
-	p.executorBlocks, p.cacheBlocks, p.poolBlocks = nil, nil, nil
+}
+
+// ForgetBlock lets go of one block's syntax tree, once none of its
+// instances is to be evaluated again (an apply calls it as the last one
+// ran); no other block's evaluation reads it. It must not run while an
+// instance of b is evaluated.
+//
+// The block's for_each and count stay: whether it has one says the shape
+// of its value (an object of instances, a tuple, one node) wherever
+// another block or an output reads it, and a block following it takes its
+// instances from them.
+func (p *Pipeline) ForgetBlock(b *Block) {
+	b.Body, b.meta, b.metrics, b.lifecycle, b.slurm = nil, nil, nil, nil, nil
 }
 
 // forgotten is the refusal to evaluate a node whose syntax tree

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/addr"
+	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/run/sched"
@@ -46,6 +47,10 @@ type Options struct {
 	// Decided, when set, is given each node's decision at its turn, before
 	// the node acts on it (from several goroutines at once).
 	Decided func(*plan.Decision)
+	// LetGo lets go of each block's syntax tree once its instances have had
+	// their turn (letGo), for an apply after which the pipeline is not
+	// evaluated again.
+	LetGo bool
 }
 
 // Applier applies a pipeline. Its Decider's state must be the one Writer
@@ -80,6 +85,8 @@ type Applier struct {
 	// folders are the run folders upstream results lie in, by stable link
 	// (resultFolder).
 	folders sync.Map // string → resultAt
+	parents sync.Map // string → string: the folders run folders lie in
+	letGo   *letGo   // nil unless Options.LetGo
 }
 
 // Result is the outcome of an apply.
@@ -141,6 +148,13 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 		tasks[t].Priority = prio[t]
 		a.tasks[t] = a.newTask(dag.Nodes[v], &tasks[t])
 	}
+	if a.Options.LetGo {
+		nodes := make([]*config.Node, len(a.tasks))
+		for t, at := range a.tasks {
+			nodes[t] = at.node
+		}
+		a.letGo = newLetGo(a.Decider.Pipeline, nodes)
+	}
 	counted, devices := schedPools(a.Options.Pools)
 	capacity := a.slurmCapacity(counted)
 	if err := sched.Validate(tasks, a.slurmCapacity(a.Options.Pools.Capacity())); err != nil {
@@ -159,9 +173,11 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	sched.RunGrowing(ctx, tasks, opts, func(ctx context.Context, t int) ([]sched.Task, error) {
 		at := a.task(t)
 		if at.node.Placeholder() {
+			defer a.letGo.ran(at.node)
 			return a.expand(t, at, prio[t])
 		}
 		r := a.node(ctx, at.node, at.held)
+		a.letGo.ran(at.node)
 		a.slurm.ended(at.node)
 		a.slurm.dropAhead(at.node.Addr.String()) // queued ahead, and never handed the node
 		r.Started, r.Ended = at.started, time.Now()

@@ -44,6 +44,11 @@
 // carries them to its processes, its log starts with them, and its record
 // and NodeResult keep them. They never enter the key.
 //
+// An apply after which the pipeline is not evaluated again (Options.LetGo,
+// kiln apply) lets go of each block's syntax tree once its last instance
+// has had its turn (letGo.go), so the trees shrink as the records the
+// apply writes grow.
+//
 // The engine never prints. It reports through Hooks, which views render.
 // Hooks are called from many goroutines; implementations synchronise.
 package run

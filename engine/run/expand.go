@@ -66,6 +66,7 @@ func (a *Applier) expand(t int, at *applyTask, priority int) ([]sched.Task, erro
 	}
 	at.expanded = true
 	at.reported = true // an expanded placeholder is not a result of its own
+	a.letGo.expanded(insts)
 	tasks := make([]sched.Task, len(insts))
 	at.adding = make([]*applyTask, len(insts))
 	for i, n := range insts {
