@@ -27,6 +27,15 @@ func ReplaceFile(path string, data []byte, perm os.FileMode) error {
 }
 
 func replaceFile(path string, data []byte, perm os.FileMode, durable bool) error {
+	return replaceFileWith(path, perm, durable, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// replaceFileWith replaces path with what write writes to a new file
+// beside it, as replaceFile does.
+func replaceFileWith(path string, perm os.FileMode, durable bool, write func(*os.File) error) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -45,7 +54,7 @@ func replaceFile(path string, data []byte, perm os.FileMode, durable bool) error
 			os.Remove(tmpName)
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		return writeError(path, err)
 	}
 	if err := tmp.Chmod(perm); err != nil {

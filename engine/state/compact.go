@@ -14,14 +14,17 @@ import (
 // correctly: the journal is replayed or, once the new snapshot is in place,
 // recognised as compacted by its serial.
 func compact(dir string, s *State, serial uint64) error {
-	data, err := encodeSnapshot(s, serial)
-	if err != nil {
-		return err
-	}
 	if err := backupSnapshot(dir); err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, snapshotName), data, 0o644); err != nil {
+	err := replaceFileWith(filepath.Join(dir, snapshotName), 0o644, true, func(f *os.File) error {
+		head, err := writeSnapshot(f, s, serial)
+		if err == nil {
+			_, err = f.WriteAt(head, 0)
+		}
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	if err := os.Remove(filepath.Join(dir, journalName)); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -1,11 +1,13 @@
 package state
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -71,11 +73,25 @@ func checkSum(data []byte) (problem string, ok bool) {
 
 const historyLine = `],"history":[`
 
-// encodeSnapshot returns the snapshot of s with the given serial. It is
-// written into one buffer sized for it, its first line (which holds the
-// sum of the rest) in room kept at the front: the snapshot of a large
-// pipeline is the largest thing an apply holds at its end.
+// encodeSnapshot returns the snapshot of s with the given serial.
 func encodeSnapshot(s *State, serial uint64) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(recordSize * (len(s.Records) + len(s.History) + 1))
+	head, err := writeSnapshot(&buf, s, serial)
+	if err != nil {
+		return nil, err
+	}
+	data := buf.Bytes()
+	copy(data, head)
+	return data, nil
+}
+
+// writeSnapshot writes the snapshot of s with the given serial to w, its
+// first line with a placeholder for the sum, and returns the first line to
+// write over it: as long as the placeholder, since a sum is always 64
+// digits. The body goes through the sum as it is written, so a large state
+// is never held in memory twice.
+func writeSnapshot(w io.Writer, s *State, serial uint64) (head []byte, err error) {
 	headFor := func(sum string) ([]byte, error) {
 		head, err := json.Marshal(snapshot{Version: FormatVersion, Lineage: s.Lineage, Serial: serial, Sum: sum, Records: []*Record{}})
 		if err != nil {
@@ -87,22 +103,23 @@ func encodeSnapshot(s *State, serial uint64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf := bytes.NewBuffer(make([]byte, len(room), len(room)+recordSize*(len(s.Records)+len(s.History))))
-	if err := encodeRecords(buf, s.Sorted(), "record"); err != nil {
+	if _, err := w.Write(room); err != nil {
 		return nil, err
 	}
-	buf.WriteString(historyLine + "\n")
-	if err := encodeRecords(buf, s.SortedHistory(), "history"); err != nil {
+	sum := sha256.New()
+	body := bufio.NewWriterSize(io.MultiWriter(w, sum), 64<<10)
+	if err := encodeRecords(body, s.Sorted(), "record"); err != nil {
 		return nil, err
 	}
-	buf.WriteString("]}\n")
-	data := buf.Bytes()
-	head, err := headFor(sumFrom(data[len(room):]))
-	if err != nil {
+	body.WriteString(historyLine + "\n")
+	if err := encodeRecords(body, s.SortedHistory(), "history"); err != nil {
 		return nil, err
 	}
-	copy(data, head) // as long as room: a sum is always 64 digits
-	return data, nil
+	body.WriteString("]}\n")
+	if err := body.Flush(); err != nil {
+		return nil, err
+	}
+	return headFor(hex.EncodeToString(sum.Sum(nil)))
 }
 
 // recordSize is about what a record takes in a snapshot, to size its
@@ -110,7 +127,7 @@ func encodeSnapshot(s *State, serial uint64) ([]byte, error) {
 const recordSize = 1400
 
 // encodeRecords writes recs, one a line, separated by commas.
-func encodeRecords(buf *bytes.Buffer, recs []*Record, what string) error {
+func encodeRecords(w *bufio.Writer, recs []*Record, what string) error {
 	for i, r := range recs {
 		line, err := json.Marshal(r)
 		if err != nil {
@@ -121,12 +138,12 @@ func encodeRecords(buf *bytes.Buffer, recs []*Record, what string) error {
 			return fmt.Errorf("encoding state %s %s: %w", what, name, err)
 		}
 		if i > 0 {
-			buf.WriteString(",\n")
+			w.WriteString(",\n")
 		}
-		buf.Write(line)
+		w.Write(line)
 	}
 	if len(recs) > 0 {
-		buf.WriteByte('\n')
+		w.WriteByte('\n')
 	}
 	return nil
 }
