@@ -224,9 +224,10 @@ func upstreamResults(p *config.Pipeline, readable []addr.Node, direct int, recor
 	return out
 }
 
-// resultAt is the run folder a stable link led to while its node's record
-// named entry.
-type resultAt struct{ entry, folder string }
+// resultAt is where a stable link led while its node's record named
+// entry: the run folder entry in the folder parent (one string for the
+// whole store, so an apply of many nodes keeps one path, not one each).
+type resultAt struct{ entry, parent string }
 
 // resultFolder is the run folder the stable link leads to, rec the record
 // of its node. resolveLink still takes an lstat per link, and a run deep in
@@ -240,17 +241,25 @@ func (a *Applier) resultFolder(link string, rec *state.Record) (string, error) {
 		return resolveLink(link)
 	}
 	if at, ok := a.folders.Load(link); ok && at.(resultAt).entry == rec.Entry {
-		return at.(resultAt).folder, nil
+		return filepath.Join(at.(resultAt).parent, rec.Entry), nil
 	}
-	folder, err := resolveLink(link)
+	folder, err := filepath.EvalSymlinks(link)
 	if err != nil {
 		return "", err
 	}
 	// Remembered only where link and record agree on the folder.
-	if filepath.Base(folder) == rec.Entry {
-		a.folders.Store(link, resultAt{entry: rec.Entry, folder: folder})
+	if parent, base := filepath.Split(folder); base == rec.Entry {
+		a.folders.Store(link, resultAt{entry: rec.Entry, parent: a.storeParent(filepath.Clean(parent))})
 	}
 	return folder, nil
+}
+
+// storeParent is parent, as the one string kept for it.
+func (a *Applier) storeParent(parent string) string {
+	if p, ok := a.parents.LoadOrStore(parent, parent); ok {
+		return p.(string)
+	}
+	return parent
 }
 
 // guard takes the stat prints of the upstream results, to check after the
