@@ -83,7 +83,7 @@ func runApply(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, err)
 		return 1
 	}
-	defer limitHeap(c.getenv)() // heap.go
+	defer limitHeap(c.getenv, applyHeap)() // heap.go
 	if a.check {
 		return runCheck(c, a, path, checkAddrs, commandLine(fs, pos))
 	}

@@ -10,18 +10,24 @@ import (
 
 func TestHeapLimit(t *testing.T) {
 	for _, c := range []struct {
+		rule heapRule
 		live uint64
 		want int64
 	}{
-		{0, heapFloor},
-		{50 << 20, heapFloor},
-		{80 << 20, heapFloor},
-		{100 << 20, 200 << 20},
-		{1 << 30, 2 << 30},
-		{math.MaxUint64, 2 << 61},
+		{planHeap, 0, 160 << 20},
+		{planHeap, 50 << 20, 160 << 20},
+		{planHeap, 80 << 20, 160 << 20},
+		{planHeap, 100 << 20, 200 << 20},
+		{planHeap, 1 << 30, 2 << 30},
+		{planHeap, math.MaxUint64, 2 << 61},
+		{applyHeap, 0, 48 << 20},
+		{applyHeap, 20 << 20, 48 << 20},
+		{applyHeap, 60 << 20, 120 << 20},
+		{applyHeap, 1 << 30, 2 << 30},
+		{applyHeap, math.MaxUint64, 2 << 61},
 	} {
-		if got := heapLimit(c.live); got != c.want {
-			t.Errorf("heapLimit(%d) = %d, want %d", c.live, got, c.want)
+		if got := c.rule.limit(c.live); got != c.want {
+			t.Errorf("%+v.limit(%d) = %d, want %d", c.rule, c.live, got, c.want)
 		}
 	}
 }
@@ -37,15 +43,15 @@ func TestHeapLimitFollowsLiveHeap(t *testing.T) {
 			return "1GiB"
 		}
 		return ""
-	})
+	}, planHeap)
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("with GOMEMLIMIT set, the limit became %d", got)
 	}
 	off()
 
-	stop := limitHeap(func(string) string { return "" })
-	if got := debug.SetMemoryLimit(-1); got < heapFloor || got == before {
-		t.Errorf("limit while applying: %d, want at least %d", got, heapFloor)
+	stop := limitHeap(func(string) string { return "" }, planHeap)
+	if got := debug.SetMemoryLimit(-1); got < planHeap.floor || got == before {
+		t.Errorf("limit while planning: %d, want at least %d", got, planHeap.floor)
 	}
 	live := make([][]byte, 200)
 	for i := range live {
@@ -63,6 +69,52 @@ func TestHeapLimitFollowsLiveHeap(t *testing.T) {
 	runtime.KeepAlive(live)
 	stop()
 	stop() // stopping twice is harmless
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit after the plan: %d, want %d as before", got, before)
+	}
+}
+
+// TestApplyHeapCollectsSoonerWhileNodesRun: an apply collects at GOGC 200
+// while collections come close together (loading, deciding), at its slow
+// GOGC once they come further apart (nodes running), back at 200 when they
+// come close again, under its own limit; the collector is as before once
+// it ends.
+func TestApplyHeapCollectsSoonerWhileNodesRun(t *testing.T) {
+	gogc := debug.SetGCPercent(150)
+	defer debug.SetGCPercent(gogc)
+	before := debug.SetMemoryLimit(-1)
+	runtime.GC() // what the test before held is let go
+	rule := applyHeap
+	rule.slowAfter = 100 * time.Millisecond
+	stop := limitHeap(func(string) string { return "" }, rule)
+	percent := func() int {
+		heapPolicy.Lock()
+		defer heapPolicy.Unlock()
+		return heapPolicy.gogc
+	}
+	// wait collects until the watch has set want, at most 5 seconds.
+	wait := func(want int, pause time.Duration) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); percent() != want && time.Now().Before(deadline); {
+			time.Sleep(pause)
+			runtime.GC()
+		}
+		if got := percent(); got != want {
+			t.Fatalf("GOGC %d, want %d (collections %v apart)", got, want, pause)
+		}
+	}
+	if got := percent(); got != 200 {
+		t.Errorf("GOGC as the apply starts: %d, want 200", got)
+	}
+	wait(25, 2*rule.slowAfter)
+	wait(200, 0)
+	if got, want := debug.SetMemoryLimit(-1), rule.limit(liveHeap()); got != want || got >= planHeap.limit(liveHeap()) {
+		t.Errorf("limit while applying: %d, want %d, below a plan's", got, want)
+	}
+	stop()
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("GOGC after the apply: %d, want 150 as before", got)
+	}
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("limit after the apply: %d, want %d as before", got, before)
 	}

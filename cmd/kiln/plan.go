@@ -44,7 +44,7 @@ func runPlan(c *cli, args []string) int {
 	if a.json {
 		a.format = "json"
 	}
-	defer limitHeap(c.getenv)() // heap.go
+	defer limitHeap(c.getenv, planHeap)() // heap.go
 	d, err := a.decideArgs.parse()
 	if err != nil {
 		fmt.Fprintln(c.stderr, "kiln plan:", err)
