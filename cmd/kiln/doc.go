@@ -18,7 +18,8 @@
 // that reads another node's result (default 100,000); KILN_CACHE_URL names
 // the remote cache instead of the pipeline's cache block, with
 // KILN_CACHE_TOKEN, or KILN_CACHE_USERNAME and KILN_CACHE_PASSWORD, as its
-// credentials. GOGC is 200 unless the environment sets it, and a plan or an
-// apply keeps a soft memory limit of twice the live heap, at least 160 MiB,
-// unless GOGC or GOMEMLIMIT is set (heap.go).
+// credentials. GOGC is 200 unless the environment sets it, a plan keeps a
+// soft memory limit of twice the live heap, at least 160 MiB, and an apply
+// one of twice the live heap, at least 48 MiB, collecting at GOGC 25 while
+// its nodes run, unless GOGC or GOMEMLIMIT is set (heap.go).
 package main
