@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/addr"
-	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/plan"
 	"github.com/kilnbuild/kiln/engine/pool"
 	"github.com/kilnbuild/kiln/engine/run/sched"
@@ -149,11 +148,7 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 		a.tasks[t] = a.newTask(dag.Nodes[v], &tasks[t])
 	}
 	if a.Options.LetGo {
-		nodes := make([]*config.Node, len(a.tasks))
-		for t, at := range a.tasks {
-			nodes[t] = at.node
-		}
-		a.letGo = newLetGo(a.Decider.Pipeline, nodes)
+		a.letGo = newLetGo(a.Decider.Pipeline, a.tasks)
 	}
 	counted, devices := schedPools(a.Options.Pools)
 	capacity := a.slurmCapacity(counted)

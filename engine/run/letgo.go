@@ -24,13 +24,12 @@ type letGo struct {
 	pending map[*config.Block]int // instances still to have their turn; -1: kept
 }
 
-// newLetGo counts the instances of each block among nodes, the apply's
-// tasks (a dynamic block's placeholder stands for its instances until it
-// expands).
-func newLetGo(p *config.Pipeline, nodes []*config.Node) *letGo {
+// newLetGo counts the instances of each block among the apply's tasks (a
+// dynamic block's placeholder stands for its instances until it expands).
+func newLetGo(p *config.Pipeline, tasks []*applyTask) *letGo {
 	l := &letGo{p: p, pending: make(map[*config.Block]int, len(p.Blocks))}
-	for _, n := range nodes {
-		l.pending[n.Block]++
+	for _, at := range tasks {
+		l.pending[at.node.Block]++
 	}
 	return l
 }

@@ -230,8 +230,8 @@ func upstreamResults(p *config.Pipeline, readable []addr.Node, direct int, recor
 type resultAt struct{ entry, parent string }
 
 // resultFolder is the run folder the stable link leads to, rec the record
-// of its node. resolveLink still takes an lstat per link, and a run deep in
-// a pipeline has thousands of upstreams. Kiln points a stable link at the
+// of its node. Resolving a link takes an lstat of each folder of its path
+// and a readlink, and a run deep in a pipeline has thousands of upstreams. Kiln points a stable link at the
 // run folder its record names and changes the two together, so within one
 // apply a link resolved while the record named an entry leads to the same
 // folder for as long as the record names that entry; a new record (a
