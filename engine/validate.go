@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/config"
@@ -103,6 +104,39 @@ func (w *Workspace) checkOutputs(cfg cty.Value) error {
 	}
 	_, err := run.InPlaceOutputs(w.pipeline.Root, w.pipeline.StateDir, outs, false)
 	return err
+}
+
+// decidedOutputs are the decisions whose in-place outputs are invalid
+// (checkOutputs), checked as each is made, while its configuration and
+// syntax are held.
+type decidedOutputs struct {
+	mu  sync.Mutex
+	bad map[*plan.Decision]*hcl.Diagnostic
+}
+
+func (o *decidedOutputs) check(w *Workspace, d *plan.Decision) {
+	if d.Config == nil {
+		return
+	}
+	err := w.checkOutputs(d.Config.Config)
+	if err == nil {
+		return
+	}
+	diag := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid output",
+		Detail: fmt.Sprintf("%s: %v.", d.Node.Addr, err), Subject: d.Node.AttrRange("outputs").Ptr()}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.bad == nil {
+		o.bad = map[*plan.Decision]*hcl.Diagnostic{}
+	}
+	o.bad[d] = diag
+}
+
+// of is d's diagnostic, nil when its outputs are valid.
+func (o *decidedOutputs) of(d *plan.Decision) *hcl.Diagnostic {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.bad[d]
 }
 
 func stringsAttr(cfg cty.Value, name string) []string {

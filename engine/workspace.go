@@ -211,12 +211,35 @@ func statCachePath(dir string) string { return filepath.Join(dir, "cache", "stat
 
 // Plan decides every node in scope.
 func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
+	return w.plan(ctx, false)
+}
+
+// PlanOnce is Plan for a workspace that is neither planned nor applied
+// again (kiln plan): as it decides, it lets go of the files' and each
+// block's syntax tree and of each decision's evaluated configuration
+// (plan.Decider.LetGo), which at 100,000 nodes are half the plan's heap.
+func (w *Workspace) PlanOnce(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
+	return w.plan(ctx, true)
+}
+
+func (w *Workspace) plan(ctx context.Context, once bool) (*plan.Plan, hcl.Diagnostics) {
 	w.decider.Pools = w.Pools(ctx)
 	protection := sandbox.Probe()
 	w.decider.Sandbox = &protection
 	w.decider.Memo = w.consultMemo()
+	var outputs decidedOutputs
+	w.decider.Decided = func(d *plan.Decision) {
+		outputs.check(w, d)
+		if once && d.Action == plan.NoOp {
+			w.evals.Note(d) // the memo is written only when every node is
+		}
+	}
+	if once {
+		w.pipeline.ForgetFiles()
+	}
+	w.decider.LetGo = once
 	pl, diags := w.decider.Make(ctx, w.dag, w.scope)
-	w.decider.Memo = nil
+	w.decider.Memo, w.decider.Decided, w.decider.LetGo = nil, nil, false
 	if w.consulted != nil {
 		w.consulted.Said(len(pl.Changes))
 	}
@@ -226,12 +249,8 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	diags = append(diags, w.annotate(ctx, pl)...)
 	w.saveStatCache()
 	for _, d := range pl.Changes {
-		if d.Config == nil {
-			continue
-		}
-		if err := w.checkOutputs(d.Config.Config); err != nil {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid output",
-				Detail: fmt.Sprintf("%s: %v.", d.Node.Addr, err), Subject: d.Node.AttrRange("outputs").Ptr()})
+		if o := outputs.of(d); o != nil {
+			diags = append(diags, o)
 		}
 		if m := d.LockMismatch; m != nil && w.StrictLock() {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Result differs from kiln.lock.hcl",
@@ -240,7 +259,9 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 		}
 	}
 	if !diags.HasErrors() && !pl.HasChanges() && !hasMismatch(pl) {
-		w.evals.NoteAll(pl.Changes)
+		if !once {
+			w.evals.NoteAll(pl.Changes)
+		}
 		w.writeMemo()
 	}
 	return pl, diags

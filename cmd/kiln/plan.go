@@ -75,7 +75,7 @@ func runPlan(c *cli, args []string) int {
 		if w, ok = c.open(&a.pipelineArgs, path, d); !ok {
 			return 1
 		}
-		pl, diags := w.Plan(context.Background())
+		pl, diags := w.PlanOnce(context.Background())
 		c.diags(w, diags, a.noColor)
 		if diags.HasErrors() {
 			return 1

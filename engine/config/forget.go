@@ -18,18 +18,27 @@ func (p *Pipeline) ForgetSyntax() {
 }
 
 // ForgetFiles lets go of each file's own hold on its syntax tree, keeping
-// its bytes: each block's part of the tree is then held by the block
-// alone, for ForgetBlock to let go of. Nothing reads a file's tree once the
-// pipeline is loaded.
+// its bytes and an outline of its blocks, for the source lines and the
+// context of diagnostics: each block's part of the tree is then held by
+// the block alone, for ForgetBlock to let go of. Nothing reads a file's
+// tree once the pipeline is loaded.
 func (p *Pipeline) ForgetFiles() {
 	for name, f := range p.Files {
-		p.Files[name] = &hcl.File{Bytes: f.Bytes}
+		if f.Body == nil {
+			continue // let go already
+		}
+		var nav any
+		if o := outlineOf(f); o != nil {
+			nav = o
+		}
+		p.Files[name] = &hcl.File{Bytes: f.Bytes, Nav: nav}
 	}
 }
 
 // ForgetBlock lets go of one block's syntax tree, once none of its
 // instances is to be evaluated again (an apply calls it as the last one
-// ran); no other block's evaluation reads it. It must not run while an
+// ran, kiln plan as the last one is decided); no other block's evaluation
+// reads it. It must not run while an
 // instance of b is evaluated.
 //
 // The block's for_each and count stay: whether it has one says the shape

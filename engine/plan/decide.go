@@ -58,6 +58,16 @@ type Decider struct {
 	// instead of evaluating them, in a plan and at each node's turn in an
 	// apply.
 	Memo Memo
+	// Decided, when set, is given each decision Make makes once the
+	// node's value is set (by several goroutines at once), before LetGo
+	// lets go of anything of it.
+	Decided func(*Decision)
+	// LetGo makes Make let go of what nothing reads once the plan is made,
+	// for a plan that is shown and not applied (kiln plan): each
+	// decision's evaluated configuration (Config, KindNode) once Decided
+	// has it, and each block's syntax tree once its last instance in
+	// scope is decided (letGoOfBlocks).
+	LetGo bool
 }
 
 // Memo gives the decision of a node that is up to date as the memo of the

@@ -54,6 +54,7 @@ func (d *Decider) decideDynamic(ctx context.Context, ph *config.Node, vals *Valu
 		diags = append(diags, dec.Diags...)
 		vals.Set(n.Addr, d.ValueAfter(dec))
 		actions[n.Addr] = dec.Action
+		d.decided(dec)
 		out = append(out, dec)
 	}
 	return out, diags

@@ -66,6 +66,10 @@ func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.
 	decided := make([][]*Decision, len(dag.Nodes)) // by vertex
 	nodeDiags := make([]hcl.Diagnostics, len(dag.Nodes))
 	actions := map[addr.Node]Action{}
+	var left map[*config.Block]int
+	if d.LetGo {
+		left = blockVertices(dag)
+	}
 	for _, wave := range waves(dag, order, scope) {
 		d.decideWave(ctx, dag, wave, vals, decided)
 		for _, v := range wave {
@@ -78,6 +82,7 @@ func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.
 			nodeDiags[v] = dec.Diags
 			actions[n.Addr] = dec.Action
 		}
+		d.letGoOfBlocks(dag, wave, left)
 	}
 	var diags hcl.Diagnostics
 	for _, v := range order {
@@ -142,10 +147,49 @@ func (d *Decider) decideWave(ctx context.Context, dag *DAG, wave []int, vals *Va
 		decided[todo[i]] = []*Decision{dec}
 		after[i] = d.ValueAfter(dec)
 		dec.Value = after[i]
+		d.decided(dec)
 	}
 	eachOfWave(len(todo), d.DebugKey != nil, decide)
 	for i, v := range todo {
 		vals.Set(dag.Nodes[v].Addr, after[i])
+	}
+}
+
+// decided hands dec to Decided and, for LetGo, lets go of its evaluated
+// configuration: its value is set, and nothing after Make reads the rest.
+func (d *Decider) decided(dec *Decision) {
+	if d.Decided != nil {
+		d.Decided(dec)
+	}
+	if d.LetGo {
+		dec.Config, dec.KindNode = nil, nil
+	}
+}
+
+// blockVertices counts each block's vertices (a dynamic block's
+// placeholder stands for all its instances).
+func blockVertices(dag *DAG) map[*config.Block]int {
+	left := make(map[*config.Block]int, len(dag.Nodes))
+	for _, n := range dag.Nodes {
+		left[n.Block]++
+	}
+	return left
+}
+
+// letGoOfBlocks lets go of the syntax tree of each block whose last vertex
+// the wave decided (config.Pipeline.ForgetBlock), counting down left; a
+// nil left keeps every block. A node is evaluated only as it is decided,
+// and no other node's evaluation reads its block, so only a block with a
+// vertex out of scope (-target) is kept.
+func (d *Decider) letGoOfBlocks(dag *DAG, wave []int, left map[*config.Block]int) {
+	if left == nil {
+		return
+	}
+	for _, v := range wave {
+		b := dag.Nodes[v].Block
+		if left[b]--; left[b] == 0 {
+			d.Pipeline.ForgetBlock(b)
+		}
 	}
 }
 

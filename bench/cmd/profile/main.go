@@ -37,7 +37,7 @@ import (
 )
 
 // phases, in the order a plan runs them.
-var phases = []string{"engine.QuickCheck (no-op fast path)", "config.Load", "plan.BuildDAG", "engine.Open (Load + BuildDAG + state)", "Workspace.Plan", "render text", "total of the full path (Open + Plan + render)"}
+var phases = []string{"engine.QuickCheck (no-op fast path)", "config.Load", "plan.BuildDAG", "engine.Open (Load + BuildDAG + state)", "Workspace.PlanOnce", "render text", "total of the full path (Open + Plan + render)"}
 
 func main() {
 	count := flag.Int("count", 5, "how many times to run the sequence (the median is reported)")
@@ -133,7 +133,7 @@ func whole(path string, kinds []kind.Kind, times map[string][]time.Duration) (in
 	}
 	times[phases[3]] = append(times[phases[3]], time.Since(start))
 	t := time.Now()
-	pl, diags := w.Plan(context.Background())
+	pl, diags := w.PlanOnce(context.Background())
 	if diags.HasErrors() {
 		return 0, fmt.Errorf("plan: %s", diags.Error())
 	}
