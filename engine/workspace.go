@@ -215,9 +215,9 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 }
 
 // PlanOnce is Plan for a workspace that is neither planned nor applied
-// again (kiln plan): as it decides, it lets go of the files' and each
-// block's syntax tree and of each decision's evaluated configuration
-// (plan.Decider.LetGo), which at 100,000 nodes are half the plan's heap.
+// again (kiln plan): as it decides, it lets go of each block's syntax tree
+// (parsed again from its source as its first node is decided) and of each
+// decision's evaluated configuration and value (plan.Decider.LetGo).
 func (w *Workspace) PlanOnce(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	return w.plan(ctx, true)
 }
@@ -233,9 +233,6 @@ func (w *Workspace) plan(ctx context.Context, once bool) (*plan.Plan, hcl.Diagno
 		if once && d.Action == plan.NoOp {
 			w.evals.Note(d) // the memo is written only when every node is
 		}
-	}
-	if once {
-		w.pipeline.ForgetFiles()
 	}
 	w.decider.LetGo = once
 	pl, diags := w.decider.Make(ctx, w.dag, w.scope)
@@ -398,9 +395,6 @@ func (w *Workspace) Apply(ctx context.Context, o ApplyOptions) (*run.Result, err
 		Jobs: o.Jobs, Slurm: run.SlurmOptions{Kiln: w.opts.Kiln}, Cache: cache,
 		Writable: sandbox.HostWritable(), Trace: w.traced(o.Trace), Decided: w.evals.Note, LetGo: o.Final,
 	}}
-	if o.Final {
-		w.pipeline.ForgetFiles()
-	}
 	res, applyErr := a.Apply(ctx)
 	if o.Final && applyErr == nil && res != nil && !res.Failed() {
 		w.pipeline.ForgetSyntax()

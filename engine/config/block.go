@@ -49,7 +49,7 @@ func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnost
 		// per block, 50 MB over 100,000 blocks).
 		remain = b.Body
 	}
-	blk := &Block{Kind: k, spec: spec, Name: b.Labels[0], DeclRange: b.DefRange, Body: remain, meta: content.Attributes}
+	blk := &Block{Kind: k, spec: spec, Name: b.Labels[0], DeclRange: b.DefRange, syntax: remain, meta: content.Attributes}
 	if body, ok := b.Body.(*hclsyntax.Body); ok {
 		blk.Source, _ = sourceRange(b)
 		blk.names = namesIn(body)
@@ -95,6 +95,7 @@ func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnost
 			})
 		}
 	}
+	blk.outputs = bodyAttribute(remain, "outputs")
 	// The kind's own attributes are decoded against its spec here once, with
 	// no context, only to report unknown arguments early and with suggestions.
 	diags = append(diags, checkSchema(spec.schema, remain)...)

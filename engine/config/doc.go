@@ -12,6 +12,13 @@
 // item writes only what it owns, and every diagnostic keeps its place in
 // the file's order.
 //
+// Once the blocks are scanned the load lets go of the syntax trees, which
+// are most of a large pipeline's memory: each node block keeps its source
+// bytes, and Block.Body parses them again the first time a node of the
+// block is evaluated (reparse.go), into the same tree. The files keep their
+// bytes and an outline of their blocks (outline.go), for diagnostics.
+// ForgetBlock lets go of a block once none of its nodes is evaluated again.
+//
 // Loading is pure: it reads the pipeline's files and whatever files its
 // expressions name (file, templatefile), and nothing else. Evaluation is split
 // from loading because a node's configuration can only be evaluated once the

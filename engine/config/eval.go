@@ -42,7 +42,8 @@ func (p *Pipeline) Evaluate(n *Node, vals Values, selfOut string) (*Evaluated, h
 // EvaluateRun evaluates n's configuration for a run: self.resources holds
 // what the node was given (granted), when not nil.
 func (p *Pipeline) EvaluateRun(n *Node, vals Values, selfOut string, granted map[string]int64) (*Evaluated, hcl.Diagnostics) {
-	if n.Block.Body == nil {
+	body := n.Block.Body()
+	if body == nil {
 		return nil, forgotten(n)
 	}
 	rec := newReads()
@@ -50,7 +51,7 @@ func (p *Pipeline) EvaluateRun(n *Node, vals Values, selfOut string, granted map
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	cfg, d := hcldec.Decode(n.Block.Body, n.Block.spec.spec, ctx)
+	cfg, d := hcldec.Decode(body, n.Block.spec.spec, ctx)
 	diags = append(diags, d...)
 	diags = append(diags, commandSecrets(n, cfg)...)
 	ev := &Evaluated{Config: cfg, EnvRead: rec.env}
@@ -496,6 +497,9 @@ func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 // meta-arguments leave), or nil. The syntax tree is read directly: a name
 // hidden from it is a meta-argument's, never in the body as well.
 func bodyAttribute(body hcl.Body, name string) *hcl.Attribute {
+	if body == nil {
+		return nil // let go (ForgetBlock)
+	}
 	if b, ok := body.(*hclsyntax.Body); ok {
 		if a := b.Attributes[name]; a != nil {
 			return a.AsHCLAttribute()
@@ -515,8 +519,15 @@ func bodyAttribute(body hcl.Body, name string) *hcl.Attribute {
 // value is not known before anything runs.
 func (p *Pipeline) StaticStrings(n *Node, name string) (list []string, ok bool) {
 	a, found := n.Block.meta[name]
-	if !found {
-		if a = bodyAttribute(n.Block.Body, name); a == nil {
+	switch {
+	case found:
+	case name == "outputs":
+		// Kept from the load, so that the graph parses no block again.
+		if a = n.Block.outputs; a == nil {
+			return nil, false
+		}
+	default:
+		if a = bodyAttribute(n.Block.Body(), name); a == nil {
 			return nil, false
 		}
 	}

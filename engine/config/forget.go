@@ -46,7 +46,10 @@ func (p *Pipeline) ForgetFiles() {
 // another block or an output reads it, and a block following it takes its
 // instances from them.
 func (p *Pipeline) ForgetBlock(b *Block) {
-	b.Body, b.meta, b.metrics, b.lifecycle, b.slurm = nil, nil, nil, nil, nil
+	b.syntaxMu.Lock()
+	b.syntax, b.src = nil, nil
+	b.syntaxMu.Unlock()
+	b.meta, b.metrics, b.lifecycle, b.slurm, b.refs = nil, nil, nil, nil, nil
 }
 
 // forgotten is the refusal to evaluate a node whose syntax tree

@@ -80,6 +80,7 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return p, diags
 	}
+	p.letGoOfTrees() // reparse.go: nothing after reads a node block's tree
 	diags = append(diags, p.decodeScaleOut()...)
 	if diags.HasErrors() {
 		return p, diags

@@ -160,7 +160,7 @@ exec "b" {
 		if !b.spec.attrsOnly {
 			t.Fatalf("exec's spec is taken not to be made of attributes alone: %v", b.spec.attrs)
 		}
-		want := names(hcldec.Variables(b.Body, b.spec.spec))
+		want := names(hcldec.Variables(b.Body(), b.spec.spec))
 		got := names(specVariables(b))
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: variables (-hcldec +body):\n%s", b.Addr(), diff)

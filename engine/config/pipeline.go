@@ -143,11 +143,19 @@ type Block struct {
 	// instances is the for_each or count argument in Source: an instance
 	// reads it only as each.key, each.value or count.index.
 	instances hcl.Range
-	names     names    // the variables and locals it names (NodeIdentity)
-	Body      hcl.Body // the kind's own attributes (meta-arguments removed)
-	ForEach   hcl.Expression
-	Count     hcl.Expression
-	meta      hcl.Attributes
+	names     names // the variables and locals it names (NodeIdentity)
+	// syntax is the kind's own attributes (meta-arguments removed), nil
+	// while only src holds them (see Body).
+	syntax    hcl.Body
+	src       []byte // the block's source, for Body to parse again; nil when its tree is kept
+	syntaxMu  sync.Mutex
+	metaTaken bool // syntax is what is left once the meta-arguments are taken out
+	// outputs is the kind's outputs argument, when the block sets it: read
+	// for the graph (StaticStrings) before any node is evaluated.
+	outputs *hcl.Attribute
+	ForEach hcl.Expression
+	Count   hcl.Expression
+	meta    hcl.Attributes
 	// metrics are the attributes of the metrics block; nil without one.
 	metrics      hcl.Attributes
 	metricsRange hcl.Range
@@ -263,7 +271,7 @@ func (n *Node) AttrRange(name string) hcl.Range {
 	if a, ok := n.Block.meta[name]; ok {
 		return a.Expr.Range()
 	}
-	if body, ok := n.Block.Body.(*hclsyntax.Body); ok {
+	if body, ok := n.Block.Body().(*hclsyntax.Body); ok {
 		if a, ok := body.Attributes[name]; ok {
 			return a.Expr.Range()
 		}

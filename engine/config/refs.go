@@ -83,7 +83,7 @@ func (p *Pipeline) analyseBlock(b *Block, blocks map[addr.Node]*Block) hcl.Diagn
 	// The body holds everything written in the block, meta-arguments and
 	// nested blocks included (taken out of it only for decoding), so the
 	// walk for indexes also finds every env() call.
-	indexes, callsEnv := p.instanceIndexes(b.Body, metaExprs...)
+	indexes, callsEnv := p.instanceIndexes(b.Body(), metaExprs...)
 	b.callsEnv = callsEnv
 	refs, locals, selfOut, diags := p.scan(travs, blocks, true, indexes)
 	b.selfOut = selfOut
@@ -110,9 +110,10 @@ func (p *Pipeline) analyseBlock(b *Block, blocks map[addr.Node]*Block) hcl.Diagn
 // their names: hcldec.Variables would build the spec's schema and a copy of
 // the body for every block again.
 func specVariables(b *Block) []hcl.Traversal {
-	body, ok := b.Body.(*hclsyntax.Body)
+	all := b.Body()
+	body, ok := all.(*hclsyntax.Body)
 	if !ok || !b.spec.attrsOnly {
-		return hcldec.Variables(b.Body, b.spec.spec)
+		return hcldec.Variables(all, b.spec.spec)
 	}
 	var vars []hcl.Traversal
 	for _, name := range b.spec.attrs {

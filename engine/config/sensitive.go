@@ -140,7 +140,7 @@ func (n *Node) nestedAttrRange(path []string) hcl.Range {
 	if len(path) == 1 {
 		return n.AttrRange(path[0])
 	}
-	body, ok := n.Block.Body.(*hclsyntax.Body)
+	body, ok := n.Block.Body().(*hclsyntax.Body)
 	for ok && len(path) > 1 {
 		var next *hclsyntax.Body
 		for _, b := range body.Blocks {

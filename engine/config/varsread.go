@@ -17,7 +17,7 @@ func (p *Pipeline) AttributeVariables(n *Node) map[string][]string {
 	if n.Block == nil {
 		return nil
 	}
-	body, ok := n.Block.Body.(*hclsyntax.Body)
+	body, ok := n.Block.Body().(*hclsyntax.Body)
 	if !ok {
 		return nil
 	}

@@ -156,13 +156,14 @@ func (d *Decider) decideWave(ctx context.Context, dag *DAG, wave []int, vals *Va
 }
 
 // decided hands dec to Decided and, for LetGo, lets go of its evaluated
-// configuration: its value is set, and nothing after Make reads the rest.
+// configuration and of its value (which vals holds in a smaller form):
+// nothing after Make reads them.
 func (d *Decider) decided(dec *Decision) {
 	if d.Decided != nil {
 		d.Decided(dec)
 	}
 	if d.LetGo {
-		dec.Config, dec.KindNode = nil, nil
+		dec.Config, dec.KindNode, dec.Value = nil, nil, cty.NilVal
 	}
 }
 

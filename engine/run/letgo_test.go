@@ -35,7 +35,7 @@ func (h *bodyHooks) Finished(r run.NodeResult) {
 		}
 	}
 	last := h.finished[name] == h.want[name]
-	switch held := b.Body != nil; {
+	switch held := b.Held(); {
 	case h.kept[name] && !held:
 		h.t.Errorf("%s finished: the syntax of temp block %s was let go; a dependent may have it rebuilt", r.Addr, name)
 	case h.kept[name]:
