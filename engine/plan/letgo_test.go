@@ -44,10 +44,10 @@ exec "all" {
 
 // TestMakeLetsGoOfEachBlockOnceDecided: with LetGo, every block is held
 // while one of its nodes in scope is still to be decided, its evaluated
-// configuration is held until Decided has it, and once the plan is made
-// no block keeps its syntax nor any decision its configuration; the plan
-// is the one made holding everything. A block with a node out of scope
-// (-target) is kept.
+// configuration and key lines are held until Decided has them, and once
+// the plan is made no block keeps its syntax nor any decision its
+// configuration, key lines or inputs; the plan is the one made holding
+// everything. A block with a node out of scope (-target) is kept.
 func TestMakeLetsGoOfEachBlockOnceDecided(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"pipeline.hcl": letGoPipeline, "in.txt": "in"})
@@ -85,6 +85,9 @@ func TestMakeLetsGoOfEachBlockOnceDecided(t *testing.T) {
 			if dec.Config == nil || dec.KindNode == nil || dec.Value == cty.NilVal {
 				t.Errorf("%s: Decided got no evaluated configuration or no value", dec.Node.Addr)
 			}
+			if dec.Key != "" && len(dec.KeyLines) == 0 {
+				t.Errorf("%s: Decided got a key without its lines", dec.Node.Addr)
+			}
 			for b, n := range total {
 				if heard[b] < n && !b.Held() {
 					t.Errorf("deciding %s: block %s was let go with %d of its %d nodes decided", dec.Node.Addr, b.Name, heard[b], n)
@@ -110,6 +113,9 @@ func TestMakeLetsGoOfEachBlockOnceDecided(t *testing.T) {
 	for _, dec := range let.Changes {
 		if dec.Config != nil || dec.KindNode != nil || dec.Value != cty.NilVal {
 			t.Errorf("%s still holds its evaluated configuration or its value after the plan", dec.Node.Addr)
+		}
+		if dec.KeyLines != nil || dec.Inputs != nil || dec.Listing != nil {
+			t.Errorf("%s still holds its key lines or its inputs after the plan", dec.Node.Addr)
 		}
 	}
 	d, _ = decide(true, `exec.a["x"]`)

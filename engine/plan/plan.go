@@ -156,14 +156,17 @@ func (d *Decider) decideWave(ctx context.Context, dag *DAG, wave []int, vals *Va
 }
 
 // decided hands dec to Decided and, for LetGo, lets go of its evaluated
-// configuration and of its value (which vals holds in a smaller form):
-// nothing after Make reads them.
+// configuration, its value (which vals holds in a smaller form), its key's
+// lines and the files it hashed: a plan that is only shown reads none of
+// them after Make (explain and apply make plans of their own), and the
+// key lines of a node that can be decided at once are a kilobyte each.
 func (d *Decider) decided(dec *Decision) {
 	if d.Decided != nil {
 		d.Decided(dec)
 	}
 	if d.LetGo {
 		dec.Config, dec.KindNode, dec.Value = nil, nil, cty.NilVal
+		dec.KeyLines, dec.Waiting, dec.Inputs, dec.Listing = nil, nil, nil, nil
 	}
 }
 
