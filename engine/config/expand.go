@@ -34,6 +34,8 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 		b.dynamic = p.dynamicSources(b)
 	}
 	p.resolveFollowers()
+	static := p.staticContext()
+	listed := map[string][]eachElement{}
 	// A static follower's instances are those of the block it follows,
 	// made first.
 	made := make(map[*Block]bool, len(p.Blocks))
@@ -46,7 +48,7 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 		if b.follows != nil && b.dynamic == nil {
 			instantiate(p.blockOf[*b.follows])
 		}
-		nodes, d := p.instancesOf(b)
+		nodes, d := p.instancesOf(b, static, listed)
 		diags = append(diags, d...)
 		for _, n := range nodes {
 			p.instances[b.Addr()] = append(p.instances[b.Addr()], n.Addr)
@@ -60,7 +62,6 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 		return dedupe(diags) // a local's error, once for each block it expands
 	}
 	p.sortNodes()
-	static := p.staticContext()
 	// Each instance's dependencies and meta-arguments are its own: they
 	// are resolved in parallel, their diagnostics kept in order.
 	nodeDiags := make([]hcl.Diagnostics, len(p.Nodes))
@@ -78,7 +79,10 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 	return dedupe(diags) // a local's error, once for each instance that reads it
 }
 
-func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
+// instancesOf makes the instances of b, its for_each or count evaluated
+// in static; listed holds the elements of each value a for_each named
+// (valueName), for the next block that names it.
+func (p *Pipeline) instancesOf(b *Block, static *hcl.EvalContext, listed map[string][]eachElement) ([]*Node, hcl.Diagnostics) {
 	base := addr.Node{Kind: b.Kind.Name(), Name: b.Name}
 	switch {
 	case b.dynamic != nil:
@@ -88,13 +92,24 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 	case b.follows != nil:
 		return p.followerInstances(b), nil
 	case b.ForEach != nil:
-		v, diags := p.staticEval(b.ForEach)
-		if diags.HasErrors() {
-			return nil, diags
+		name := valueName(b.ForEach)
+		elems, ok := listed[name]
+		if !ok || name == "" {
+			v, diags := p.staticEval(b.ForEach, static)
+			if diags.HasErrors() {
+				return nil, diags
+			}
+			elems, diags = forEachElements(b, v, maxInstances, "for_each must be known when the pipeline loads: use variables, locals and literal values, or the results of other nodes through fileset, glob_wildcards, listfile or file.")
+			if diags.HasErrors() {
+				return nil, diags
+			}
+			if name != "" {
+				listed[name] = elems
+			}
 		}
-		return p.forEachInstances(b, v, maxInstances, "for_each must be known when the pipeline loads: use variables, locals and literal values, or the results of other nodes through fileset, glob_wildcards, listfile or file.")
+		return eachInstances(b, elems), nil
 	case b.Count != nil:
-		v, diags := p.staticEval(b.Count)
+		v, diags := p.staticEval(b.Count, static)
 		if diags.HasErrors() {
 			return nil, diags
 		}
@@ -104,12 +119,43 @@ func (p *Pipeline) instancesOf(b *Block) ([]*Node, hcl.Diagnostics) {
 	}
 }
 
+// valueName is the name e gives a value of the static context when it is
+// nothing else (local.ids, var.samples), and "" otherwise. Blocks whose
+// for_each names the same value share its listing: listing a set sorts
+// it, which for 250,000 strings takes a second.
+func valueName(e hcl.Expression) string {
+	t, ok := e.(*hclsyntax.ScopeTraversalExpr)
+	if !ok || len(t.Traversal) < 2 {
+		return ""
+	}
+	name := t.Traversal.RootName()
+	for i := 1; i < len(t.Traversal); i++ {
+		step, ok := attrStep(t.Traversal, i)
+		if !ok {
+			return ""
+		}
+		name += "." + step
+	}
+	return name
+}
+
+// An eachElement is the each.key and each.value of one for_each instance.
+type eachElement struct{ key, value cty.Value }
+
 // forEachInstances makes one instance per element of a for_each value, at
 // most limit of them; unknown is the error's detail when v is not known.
-// The elements are listed once: each listing of a set sorts it, which for
-// a set of 250,000 strings takes seconds.
 func (p *Pipeline) forEachInstances(b *Block, v cty.Value, limit int, unknown string) ([]*Node, hcl.Diagnostics) {
-	base := b.Addr()
+	elems, diags := forEachElements(b, v, limit, unknown)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return eachInstances(b, elems), nil
+}
+
+// forEachElements lists the elements of b's for_each value v, at most
+// limit of them; unknown is the error's detail when v is not known. The
+// elements are listed once: each listing of a set sorts it.
+func forEachElements(b *Block, v cty.Value, limit int, unknown string) ([]eachElement, hcl.Diagnostics) {
 	bad := func(detail string) hcl.Diagnostics {
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid for_each argument", Detail: detail, Subject: b.ForEach.Range().Ptr()}}
 	}
@@ -131,14 +177,13 @@ func (p *Pipeline) forEachInstances(b *Block, v cty.Value, limit int, unknown st
 	if n := v.LengthInt(); n > limit {
 		return nil, bad(fmt.Sprintf("for_each has %s elements, more than the limit of %s instances of one block%s.", thousands(n), thousands(limit), limitHint(b)))
 	}
-	type element struct{ key, value cty.Value }
-	elems := make([]element, 0, v.LengthInt())
+	elems := make([]eachElement, 0, v.LengthInt())
 	for it := v.ElementIterator(); it.Next(); {
 		k, val := it.Element()
 		if stringSet {
 			k = val
 		}
-		elems = append(elems, element{k, val})
+		elems = append(elems, eachElement{k, val})
 	}
 	for _, e := range elems {
 		if !e.value.IsWhollyKnown() {
@@ -150,13 +195,19 @@ func (p *Pipeline) forEachInstances(b *Block, v cty.Value, limit int, unknown st
 			return nil, bad(sensitive)
 		}
 	}
+	return elems, nil
+}
+
+// eachInstances makes one instance of b per element.
+func eachInstances(b *Block, elems []eachElement) []*Node {
+	base := b.Addr()
 	nodes := make([]*Node, len(elems))
 	for i, e := range elems {
 		a := base
 		a.Key = addr.StringKey(e.key.AsString())
 		nodes[i] = &Node{Addr: a, Block: b, Each: &EachValue{Key: e.key, Value: e.value}, CountIdx: -1, DeclRange: b.DeclRange}
 	}
-	return nodes, nil
+	return nodes
 }
 
 // countInstances makes count instances, at most limit.
@@ -212,12 +263,12 @@ func (p *Pipeline) staticContext() *hcl.EvalContext {
 	return ctx
 }
 
-// staticEval evaluates e in the static context. A local e reads that
+// staticEval evaluates e in static, the static context. A local e reads that
 // fails to evaluate is left out of that context, so e's error would only
 // say that local has no such attribute: the local's own error is given
 // instead (range(2000) generating more than 1024 values).
-func (p *Pipeline) staticEval(e hcl.Expression) (cty.Value, hcl.Diagnostics) {
-	v, diags := e.Value(p.staticContext())
+func (p *Pipeline) staticEval(e hcl.Expression, static *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	v, diags := e.Value(static)
 	if !diags.HasErrors() {
 		return v, diags
 	}
