@@ -11,7 +11,9 @@
 //	go tool pprof -top /tmp/plan.pprof
 //
 // With -memprofile it also writes the heap profile of the last run's largest
-// live heap. With -apply it runs one kiln apply instead and writes the heap
+// live heap, and with -heldprofile the heap profile of what the last run
+// holds once its plan is made (after a collection: the load's structures
+// and the decisions a rendering reads). With -apply it runs one kiln apply instead and writes the heap
 // profile of its largest live heap (where the bytes go at the peak):
 //
 //	go run ./bench/cmd/profile -apply -memprofile /tmp/apply.heap bench/out/kiln
@@ -43,6 +45,7 @@ func main() {
 	count := flag.Int("count", 5, "how many times to run the sequence (the median is reported)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of every run to this file")
 	memprofile := flag.String("memprofile", "", "write the heap profile of the last run's largest live heap to this file")
+	heldprofile := flag.String("heldprofile", "", "write the heap profile of what the last run holds once its plan is made to this file")
 	apply := flag.Bool("apply", false, "run kiln apply once instead, and write the heap profile of its largest live heap to -memprofile")
 	parallelism := flag.Int("parallelism", 2, "-parallelism of -apply")
 	flag.Parse()
@@ -83,7 +86,11 @@ func main() {
 		if *memprofile != "" && i == *count-1 {
 			watch = watchHeap()
 		}
-		c, err := whole(path, kinds, times)
+		held := ""
+		if i == *count-1 {
+			held = *heldprofile
+		}
+		c, err := whole(path, kinds, times, held)
 		if err != nil {
 			pprof.StopCPUProfile()
 			fail(err)
@@ -124,8 +131,10 @@ func parts(path string, kinds []kind.Kind, times map[string][]time.Duration) err
 }
 
 // whole runs the full path as kiln plan does after an edit — open, plan,
-// render — timing each step. It returns how many nodes the plan would run.
-func whole(path string, kinds []kind.Kind, times map[string][]time.Duration) (int, error) {
+// render — timing each step, and writes the heap profile of what is held
+// once the plan is made to held, unless it is "". It returns how many
+// nodes the plan would run.
+func whole(path string, kinds []kind.Kind, times map[string][]time.Duration, held string) (int, error) {
 	start := time.Now()
 	w, diags, err := engine.Open(engine.Options{Path: path, Kinds: kinds})
 	if err != nil || diags.HasErrors() {
@@ -138,6 +147,11 @@ func whole(path string, kinds []kind.Kind, times map[string][]time.Duration) (in
 		return 0, fmt.Errorf("plan: %s", diags.Error())
 	}
 	times[phases[4]] = append(times[phases[4]], time.Since(t))
+	if held != "" {
+		if err := heldProfile(held); err != nil {
+			return 0, err
+		}
+	}
 	t = time.Now()
 	lineage, serial := w.StateVersion()
 	m := render.ModelPlan(pl, w.Root(), render.StateJSON{Lineage: lineage, Serial: serial}, engine.Version)

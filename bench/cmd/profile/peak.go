@@ -84,3 +84,19 @@ func applyPeak(path, memprofile string, parallelism int) error {
 	fmt.Printf("apply of %s: %.1f s; largest live heap %.1f MB (profile: %s)\n", path, took.Seconds(), float64(max)/1e6, memprofile)
 	return serr
 }
+
+// heldProfile writes the heap profile of what is live now to path, after
+// two collections (a profile shows the heap of up to two collections ago).
+func heldProfile(path string) error {
+	runtime.GC()
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create the heap profile: %w", err)
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("write the heap profile: %w", err)
+	}
+	return f.Close()
+}
