@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"maps"
+	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -23,19 +24,55 @@ import (
 
 var errMemo = errors.New("not a memo of this format")
 
-type writer struct{ b []byte }
+// A writer appends the encoding to b or, sizing, only counts its bytes in
+// n. encode sizes the file first and makes its buffer once: a buffer of
+// megabytes grown by append allocates several times its size, and the
+// memo is written at an apply's end, where its peak memory is.
+type writer struct {
+	b      []byte
+	n      int
+	sizing bool
+}
 
-func (w *writer) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
-func (w *writer) str(s string)  { w.uint(uint64(len(s))); w.b = append(w.b, s...) }
+func (w *writer) uint(v uint64) {
+	if w.sizing {
+		w.n += (bits.Len64(v|1) + 6) / 7
+		return
+	}
+	w.b = binary.AppendUvarint(w.b, v)
+}
+
+func (w *writer) raw(s string) {
+	if w.sizing {
+		w.n += len(s)
+		return
+	}
+	w.b = append(w.b, s...)
+}
+
+func (w *writer) str(s string) { w.uint(uint64(len(s))); w.raw(s) }
+
+func (w *writer) byte(c byte) {
+	if w.sizing {
+		w.n++
+		return
+	}
+	w.b = append(w.b, c)
+}
+
 func (w *writer) flag(v bool) {
 	if v {
-		w.b = append(w.b, 1)
+		w.byte(1)
 	} else {
-		w.b = append(w.b, 0)
+		w.byte(0)
 	}
 }
 
 func (w *writer) stamp(s hash.Stamp) {
+	if w.sizing {
+		w.n += 5 * 8
+		return
+	}
 	for _, v := range [...]uint64{s.Dev, s.Ino, uint64(s.Size), uint64(s.Mtime), uint64(s.Ctime)} {
 		w.b = binary.LittleEndian.AppendUint64(w.b, v)
 	}
@@ -66,7 +103,17 @@ func (w *writer) stamps(ss []hash.Stamp) {
 // encode returns the file content of c; false when c holds what the
 // format does not keep (a listing entry with a size, mode or digest).
 func encode(c *Memo) ([]byte, bool) {
-	w := &writer{}
+	size := &writer{sizing: true}
+	if !size.memo(c) {
+		return nil, false
+	}
+	w := &writer{b: make([]byte, 0, size.n+4)} // and the CRC
+	w.memo(c)
+	return hash.WithCRC(w.b), true
+}
+
+// memo writes c; false when c holds what the format does not keep.
+func (w *writer) memo(c *Memo) bool {
 	w.str(c.Format)
 	w.str(c.Config)
 	w.str(c.Shared)
@@ -84,7 +131,7 @@ func encode(c *Memo) ([]byte, bool) {
 	w.uint(uint64(len(c.Sources)))
 	for _, src := range c.Sources {
 		w.str(src.Path)
-		w.b = append(w.b, src.Digest[:]...)
+		w.raw(string(src.Digest[:]))
 		w.stamp(src.Stamp)
 	}
 	w.flag(c.Links != nil)
@@ -133,10 +180,10 @@ func encode(c *Memo) ([]byte, bool) {
 			w.uint(uint64(len(l.Entries)))
 			for _, e := range l.Entries {
 				if e.Exec || e.Size != 0 || e.Digest != (hash.Digest{}) || !listedKind(e.Kind) {
-					return nil, false
+					return false
 				}
 				w.str(e.Path)
-				w.b = append(w.b, e.Kind)
+				w.byte(e.Kind)
 				w.str(e.Target)
 			}
 		}
@@ -155,7 +202,7 @@ func encode(c *Memo) ([]byte, bool) {
 		w.flag(n.Resumable)
 		w.flag(n.Rekeyable)
 	}
-	return hash.WithCRC(w.b), true
+	return true
 }
 
 type reader struct {

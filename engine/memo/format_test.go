@@ -50,6 +50,9 @@ func TestMemoRoundTrips(t *testing.T) {
 	if d := cmp.Diff(c, got); d != "" {
 		t.Errorf("round trip (-written +read):\n%s", d)
 	}
+	if len(b) != cap(b) {
+		t.Errorf("encode sized %d bytes for a file of %d: the buffer is made once, at the size the file takes", cap(b), len(b))
+	}
 }
 
 // TestMemoRefusesDamage: a truncated file, a changed byte, another

@@ -3,6 +3,7 @@ package memo
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -51,7 +52,7 @@ func Write(f From) {
 		Remove(dir)
 		return
 	}
-	if old, err := os.ReadFile(Path(dir)); err == nil && bytes.Equal(old, data) {
+	if holds(Path(dir), data) {
 		// A plan that found what the last one did: the file stays, and
 		// so does its time, without a write and a sync of the disk.
 		why.took(fmt.Sprintf("as it was, for %d nodes", len(m.Nodes)))
@@ -330,4 +331,26 @@ func programLine(r *state.Record) string {
 func fromPath(p *config.Pipeline, subject string) string {
 	path := strings.Replace(subject, "$KILN_STATE", p.StateDir, 1)
 	return strings.Replace(path, hash.RootMark, p.Root, 1)
+}
+
+// holds reports whether the file at path holds exactly data, read a piece
+// at a time rather than whole beside it.
+func holds(path string, data []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() != int64(len(data)) {
+		return false
+	}
+	buf := make([]byte, 64<<10)
+	for len(data) > 0 {
+		n, err := io.ReadFull(f, buf[:min(len(buf), len(data))])
+		if err != nil || !bytes.Equal(buf[:n], data[:n]) {
+			return false
+		}
+		data = data[n:]
+	}
+	return true
 }
