@@ -217,7 +217,8 @@ func (w *Workspace) Plan(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 // PlanOnce is Plan for a workspace that is neither planned nor applied
 // again (kiln plan): as it decides, it lets go of each block's syntax tree
 // (parsed again from its source as its first node is decided) and of each
-// decision's evaluated configuration and value (plan.Decider.LetGo).
+// decision's evaluated configuration, value, key lines and hashed inputs
+// (plan.Decider.LetGo).
 func (w *Workspace) PlanOnce(ctx context.Context) (*plan.Plan, hcl.Diagnostics) {
 	return w.plan(ctx, true)
 }

@@ -64,9 +64,9 @@ type Decider struct {
 	Decided func(*Decision)
 	// LetGo makes Make let go of what nothing reads once the plan is made,
 	// for a plan that is shown and not applied (kiln plan): each
-	// decision's evaluated configuration (Config, KindNode) and Value once
-	// Decided has it, and each block's syntax tree once its last instance
-	// is decided (letGoOfBlocks).
+	// decision's evaluated configuration (Config, KindNode), Value, key
+	// lines and hashed inputs once Decided has them, and each block's
+	// syntax tree once its last instance is decided (letGoOfBlocks).
 	LetGo bool
 }
 

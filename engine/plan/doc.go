@@ -34,9 +34,10 @@
 //
 // A plan that is shown and not applied (Decider.LetGo, kiln plan) lets go
 // of each block's syntax tree once its last node is decided, and of each
-// decision's evaluated configuration once Decided has it: a node is
-// evaluated only at its own decision, so nothing reads either again, and
-// at 100,000 nodes they are a third of the plan's heap.
+// decision's evaluated configuration and key lines once Decided has them:
+// a node is evaluated only at its own decision, so nothing reads either
+// again (explain and apply make plans of their own), and at 100,000 nodes
+// they are a third of the plan's heap.
 //
 // Key lines are typed (hash.Line: label, subject, value, note) from the
 // moment keyLines writes them to the state file and back: DiffKeyLines,
