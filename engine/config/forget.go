@@ -38,8 +38,7 @@ func (p *Pipeline) ForgetFiles() {
 // ForgetBlock lets go of one block's syntax tree, once none of its
 // instances is to be evaluated again (an apply calls it as the last one
 // ran, kiln plan as the last one is decided); no other block's evaluation
-// reads it. It must not run while an
-// instance of b is evaluated.
+// reads it. It must not run while an instance of b is evaluated.
 //
 // The block's for_each and count stay: whether it has one says the shape
 // of its value (an object of instances, a tuple, one node) wherever
