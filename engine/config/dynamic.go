@@ -58,7 +58,7 @@ func (p *Pipeline) dynamicSources(b *Block) []addr.Node {
 		return nil
 	}
 	set := map[addr.Node]bool{}
-	for _, t := range e.Variables() {
+	for _, t := range variablesOf(e) {
 		root := t.RootName()
 		name, ok := attrStep(t, 1)
 		if !ok {

@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/zclconf/go-cty/cty"
@@ -51,7 +50,7 @@ func (p *Pipeline) EvaluateRun(n *Node, vals Values, selfOut string, granted map
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	cfg, d := hcldec.Decode(body, n.Block.spec.spec, ctx)
+	cfg, d := n.Block.spec.decode(body, ctx)
 	diags = append(diags, d...)
 	diags = append(diags, commandSecrets(n, cfg)...)
 	ev := &Evaluated{Config: cfg, EnvRead: rec.env}
@@ -429,7 +428,7 @@ func stringList(a *hcl.Attribute, ctx *hcl.EvalContext) ([]string, hcl.Diagnosti
 
 // EvaluateOutput evaluates a pipeline output against node values.
 func (p *Pipeline) EvaluateOutput(o *Output, vals Values) (cty.Value, hcl.Diagnostics) {
-	travs := o.Expr.Variables()
+	travs := variablesOf(o.Expr)
 	var refs []reference
 	blocks := map[addr.Node]*Block{}
 	for a, b := range p.blockOf {

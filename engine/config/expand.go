@@ -25,8 +25,9 @@ var maxInstances = 1_000_000
 // evaluates their meta-arguments.
 func (p *Pipeline) expand() hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	p.instances = map[addr.Node][]addr.Node{}
-	p.blockOf = map[addr.Node]*Block{}
+	p.instances = make(map[addr.Node][]addr.Node, len(p.Blocks))
+	p.blockOf = make(map[addr.Node]*Block, len(p.Blocks))
+	p.Nodes = slices.Grow(p.Nodes, len(p.Blocks))
 	for _, b := range p.Blocks {
 		p.blockOf[b.Addr()] = b
 	}
@@ -50,8 +51,12 @@ func (p *Pipeline) expand() hcl.Diagnostics {
 		}
 		nodes, d := p.instancesOf(b, static, listed)
 		diags = append(diags, d...)
-		for _, n := range nodes {
-			p.instances[b.Addr()] = append(p.instances[b.Addr()], n.Addr)
+		if len(nodes) > 0 {
+			addrs := make([]addr.Node, len(nodes))
+			for i, n := range nodes {
+				addrs[i] = n.Addr
+			}
+			p.instances[b.Addr()] = addrs // made once: made[b]
 		}
 		p.Nodes = append(p.Nodes, nodes...)
 	}
@@ -273,7 +278,7 @@ func (p *Pipeline) staticEval(e hcl.Expression, static *hcl.EvalContext) (cty.Va
 		return v, diags
 	}
 	var own hcl.Diagnostics
-	for _, t := range e.Variables() {
+	for _, t := range variablesOf(e) {
 		name, ok := attrStep(t, 1)
 		if l := p.Locals[name]; t.RootName() != "local" || !ok || l == nil || len(l.nodes) > 0 {
 			continue

@@ -185,7 +185,7 @@ func namesIn(body *hclsyntax.Body) names {
 	var walk func(*hclsyntax.Body)
 	walk = func(b *hclsyntax.Body) {
 		for _, a := range b.Attributes {
-			ns.add(hclsyntax.Variables(a.Expr))
+			ns.add(variablesOf(a.Expr))
 		}
 		for _, nested := range b.Blocks {
 			walk(nested.Body)
@@ -231,7 +231,7 @@ func (p *Pipeline) writeNames(id *identity, ns names) bool {
 		id.str(l.Range.Filename)
 		id.field(src)
 		var own names
-		own.add(l.Expr.Variables())
+		own.add(variablesOf(l.Expr))
 		if own.allLocals {
 			return false
 		}

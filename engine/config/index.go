@@ -76,7 +76,7 @@ func (p *Pipeline) instanceIndexes(body hcl.Body, exprs ...hcl.Expression) (inde
 // loadTimeKnown reports whether an expression can be evaluated per instance
 // when the pipeline loads.
 func (p *Pipeline) loadTimeKnown(e hcl.Expression) bool {
-	for _, t := range e.Variables() {
+	for _, t := range variablesOf(e) {
 		switch t.RootName() {
 		case "each", "count", "var", "path":
 		case "local":

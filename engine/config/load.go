@@ -195,6 +195,7 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 	for _, f := range files {
 		content, d := f.Body.Content(schema)
 		diags = append(diags, d...)
+		nodes, slots = slices.Grow(nodes, len(content.Blocks)), slices.Grow(slots, 2*len(content.Blocks))
 		for _, b := range content.Blocks {
 			p.noteShared(b)
 			switch b.Type {

@@ -295,6 +295,7 @@ type kindSpec struct {
 	// without a literal default (attrsOnly), sorted: see specVariables.
 	attrs     []string
 	attrsOnly bool
+	decoding  []specAttr // how decodeAttrs reads them; nil when it cannot
 }
 
 // specAttrs lists the attributes of a spec made of attributes alone (each
@@ -328,6 +329,7 @@ func (p *Pipeline) spec(k kind.Kind) kindSpec {
 	}
 	s := kindSpec{spec: spec, schema: schema}
 	s.attrs, s.attrsOnly = specAttrs(spec)
+	s.decoding = attrDecoding(spec)
 	if p.specs == nil {
 		p.specs = map[string]kindSpec{}
 	}

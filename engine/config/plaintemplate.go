@@ -16,7 +16,7 @@ func (p *plainParser) template() (hclsyntax.Expression, bool) {
 	}
 	open := p.pos()
 	p.i++
-	var parts []hclsyntax.Expression
+	parts := make([]hclsyntax.Expression, 0, maxParts(p.src[p.i:]))
 	lit, litFrom := -1, hcl.Pos{}
 	flush := func() {
 		if lit >= 0 {
@@ -77,7 +77,8 @@ func (p *plainParser) interpolation() (hclsyntax.Expression, bool) {
 	if !ok || name == "true" || name == "false" || name == "null" || name == "for" {
 		return nil, false
 	}
-	t := hcl.Traversal{hcl.TraverseRoot{Name: name, SrcRange: rootRange}}
+	t := make(hcl.Traversal, 1, 1+dotsBefore(p.src[p.i:], '}'))
+	t[0] = hcl.TraverseRoot{Name: name, SrcRange: rootRange}
 	for p.peek(p.i) == '.' {
 		dot := p.pos()
 		p.i++
@@ -92,4 +93,31 @@ func (p *plainParser) interpolation() (hclsyntax.Expression, bool) {
 	}
 	p.i++
 	return &hclsyntax.ScopeTraversalExpr{Traversal: t, SrcRange: t.SourceRange()}, true
+}
+
+// maxParts is the most parts the template that src starts inside can have:
+// a literal run before, between and after each interpolation, read up to
+// the end of its line.
+func maxParts(src []byte) int {
+	n := 1
+	for i := 0; i+1 < len(src) && src[i] != '\n'; i++ {
+		if src[i] == '$' && src[i+1] == '{' {
+			n += 2
+		}
+	}
+	return n
+}
+
+// dotsBefore counts the dots in src before the first end byte or line end.
+func dotsBefore(src []byte, end byte) int {
+	n := 0
+	for _, c := range src {
+		if c == end || c == '\n' {
+			break
+		}
+		if c == '.' {
+			n++
+		}
+	}
+	return n
 }

@@ -34,7 +34,7 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 	localRefs := map[string][]reference{}
 	for _, name := range slices.Sorted(maps.Keys(p.Locals)) {
 		l := p.Locals[name]
-		refs, locals, _, d := p.scan(l.Expr.Variables(), blocks, false, nil)
+		refs, locals, _, d := p.scan(variablesOf(l.Expr), blocks, false, nil)
 		diags = append(diags, d...)
 		localRefs[name] = refs
 		l.deps = locals
@@ -50,7 +50,7 @@ func (p *Pipeline) analyse() hcl.Diagnostics {
 		diags = append(diags, d...)
 	}
 	for _, o := range p.Outputs {
-		refs, locals, _, d := p.scan(o.Expr.Variables(), blocks, false, nil)
+		refs, locals, _, d := p.scan(variablesOf(o.Expr), blocks, false, nil)
 		diags = append(diags, d...)
 		for _, r := range refs {
 			o.Deps = append(o.Deps, r.target.Block())
@@ -68,14 +68,14 @@ func (p *Pipeline) analyseBlock(b *Block, blocks map[addr.Node]*Block) hcl.Diagn
 	var metaExprs []hcl.Expression
 	for name, a := range b.meta {
 		if name == "for_each" || name == "count" {
-			expansion = append(expansion, a.Expr.Variables()...)
+			expansion = append(expansion, variablesOf(a.Expr)...)
 		} else {
-			travs = append(travs, a.Expr.Variables()...)
+			travs = append(travs, variablesOf(a.Expr)...)
 		}
 		metaExprs = append(metaExprs, a.Expr)
 	}
 	for _, a := range b.metrics {
-		travs = append(travs, a.Expr.Variables()...)
+		travs = append(travs, variablesOf(a.Expr)...)
 	}
 	travs = append(travs, specVariables(b)...)
 	b.bodyLocals = slices.ContainsFunc(travs, func(t hcl.Traversal) bool { return t.RootName() == "local" })
@@ -118,7 +118,7 @@ func specVariables(b *Block) []hcl.Traversal {
 	var vars []hcl.Traversal
 	for _, name := range b.spec.attrs {
 		if a, set := body.Attributes[name]; set && !slices.Contains(metaArgs, name) {
-			vars = append(vars, a.Expr.Variables()...)
+			vars = append(vars, variablesOf(a.Expr)...)
 		}
 	}
 	return vars
@@ -230,14 +230,14 @@ func (p *Pipeline) readsOnlyOut(b *Block, travs []hcl.Traversal) bool {
 	}
 	skip := map[rangeKey]bool{}
 	if a, ok := b.meta["depends_on"]; ok {
-		for _, t := range a.Expr.Variables() {
+		for _, t := range variablesOf(a.Expr) {
 			skip[keyOf(t.SourceRange())] = true
 		}
 	}
 	if b.follows != nil {
 		// A follower's for_each gives it its keys; its each.value is the
 		// instance it follows, read like a reference to it.
-		for _, t := range b.ForEach.Variables() {
+		for _, t := range variablesOf(b.ForEach) {
 			skip[keyOf(t.SourceRange())] = true
 		}
 	}

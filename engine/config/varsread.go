@@ -38,7 +38,7 @@ func (p *Pipeline) AttributeVariables(n *Node) map[string][]string {
 // addVariables adds to set the variables e reads, following the locals it
 // reads (seen guards against a cycle, which validation reports).
 func (p *Pipeline) addVariables(e hcl.Expression, set, seen map[string]bool) {
-	for _, t := range e.Variables() {
+	for _, t := range variablesOf(e) {
 		name, ok := attrStep(t, 1)
 		if !ok {
 			continue

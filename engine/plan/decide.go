@@ -145,8 +145,9 @@ type Decision struct {
 	// Listing is the listing of Record's run folder that checking its
 	// digest read (hash.TreeOptions.Listed), for the memo; nil when none.
 	Listing *hash.Listing
-	// Value is what the plan gave the node's dependents (ValueAfter),
-	// set by Make; cty.NilVal for a decision made alone.
+	// Value is what the plan gave the dependents (ValueAfter) of a node
+	// it leaves as it is (NoOp), set by Make; cty.NilVal for any other
+	// action or a decision made alone.
 	Value cty.Value
 
 	// Inputs are the files the key hashed, as [path relative to the

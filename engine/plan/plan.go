@@ -140,18 +140,20 @@ func (d *Decider) decideWave(ctx context.Context, dag *DAG, wave []int, vals *Va
 			todo = append(todo, v)
 		}
 	}
-	after := make([]cty.Value, len(todo))
+	after := make([]afterValue, len(todo))
 	decide := func(i int) {
 		n := dag.Nodes[todo[i]]
 		dec := d.Decide(ctx, n, vals)
 		decided[todo[i]] = []*Decision{dec}
-		after[i] = d.ValueAfter(dec)
-		dec.Value = after[i]
+		after[i] = d.afterValue(dec)
+		if dec.Action == NoOp {
+			dec.Value = after[i].value()
+		}
 		d.decided(dec)
 	}
 	eachOfWave(len(todo), d.DebugKey != nil, decide)
 	for i, v := range todo {
-		vals.Set(dag.Nodes[v].Addr, after[i])
+		vals.setAfter(dag.Nodes[v].Addr, after[i])
 	}
 }
 
@@ -242,14 +244,8 @@ func (d *Decider) ValueAfter(dec *Decision) cty.Value {
 		"digest":  digest,
 		"blocked": cty.StringVal(dec.Blocked),
 	}
-	if dec.KindNode != nil {
-		for k, v := range dec.Kind.Exports(dec.KindNode) {
-			attrs[k] = v
-		}
-	} else {
-		for k, v := range dec.Exports {
-			attrs[k] = v
-		}
+	for k, v := range exportsOf(dec) {
+		attrs[k] = v
 	}
 	if rec != nil {
 		for k, v := range RecordedExports(rec.Attrs) {
@@ -360,19 +356,54 @@ func (v *Values) NodeValue(a addr.Node) (cty.Value, bool) {
 // SetAfter records the value dec's node has after the plan (ValueAfter),
 // without making the cty object where the value is plain: no exports.
 func (v *Values) SetAfter(d *Decider, dec *Decision) {
-	p := plainValue{out: d.Pipeline.OutPath(dec.Node.Addr), blocked: dec.Blocked}
-	rec := resultAfter(dec)
-	if rec != nil {
-		p.digest, p.known = rec.Digest, true
-	}
-	if dec.KindNode != nil || len(dec.Exports) > 0 || rec != nil && hasExports(rec.Attrs) {
-		v.Set(dec.Node.Addr, d.ValueAfter(dec))
+	v.setAfter(dec.Node.Addr, d.afterValue(dec))
+}
+
+func (v *Values) setAfter(a addr.Node, x afterValue) {
+	if !x.isPlain {
+		v.Set(a, x.full)
 		return
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.plain[dec.Node.Addr] = p
-	delete(v.m, dec.Node.Addr)
+	v.plain[a] = x.plain
+	delete(v.m, a)
+}
+
+// afterValue is ValueAfter kept as its three strings where it is plain.
+type afterValue struct {
+	plain   plainValue
+	full    cty.Value // when !isPlain
+	isPlain bool
+}
+
+func (x afterValue) value() cty.Value {
+	if x.isPlain {
+		return x.plain.value()
+	}
+	return x.full
+}
+
+// afterValue is ValueAfter(dec), made into a cty object only where the
+// node exports more than out, digest and blocked.
+func (d *Decider) afterValue(dec *Decision) afterValue {
+	rec := resultAfter(dec)
+	if len(exportsOf(dec)) > 0 || rec != nil && hasExports(rec.Attrs) {
+		return afterValue{full: d.ValueAfter(dec)}
+	}
+	p := plainValue{out: d.Pipeline.OutPath(dec.Node.Addr), blocked: dec.Blocked}
+	if rec != nil {
+		p.digest, p.known = rec.Digest, true
+	}
+	return afterValue{plain: p, isPlain: true}
+}
+
+// exportsOf is what dec's node exports beside out, digest and blocked.
+func exportsOf(dec *Decision) map[string]cty.Value {
+	if dec.KindNode != nil {
+		return dec.Kind.Exports(dec.KindNode)
+	}
+	return dec.Exports
 }
 
 // resultAfter is the record of the result dec's node has after the plan:
