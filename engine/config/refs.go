@@ -27,7 +27,7 @@ type reference struct {
 // referenced variable, local and node exists.
 func (p *Pipeline) analyse() hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	blocks := map[addr.Node]*Block{}
+	blocks := make(map[addr.Node]*Block, len(p.Blocks))
 	for _, b := range p.Blocks {
 		blocks[b.Addr()] = b
 	}

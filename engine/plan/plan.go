@@ -60,12 +60,12 @@ func (p *Plan) HasChanges() bool {
 // all its upstream nodes, as when the nodes are decided one by one, and the
 // plan lists the decisions in the graph's order.
 func (d *Decider) Make(ctx context.Context, dag *DAG, scope []bool) (*Plan, hcl.Diagnostics) {
-	vals := NewValues()
+	vals := newValues(len(dag.Nodes))
 	pl := &Plan{Pools: d.Pools, Sandbox: d.Sandbox}
 	order := dag.Graph.Order()
 	decided := make([][]*Decision, len(dag.Nodes)) // by vertex
 	nodeDiags := make([]hcl.Diagnostics, len(dag.Nodes))
-	actions := map[addr.Node]Action{}
+	actions := make(map[addr.Node]Action, len(dag.Nodes))
 	var left map[*config.Block]int
 	if d.LetGo {
 		left = blockVertices(dag)
@@ -338,8 +338,11 @@ func plainOf(x cty.Value) (plainValue, bool) {
 }
 
 // NewValues returns an empty map.
-func NewValues() *Values {
-	return &Values{m: map[addr.Node]cty.Value{}, plain: map[addr.Node]plainValue{}}
+func NewValues() *Values { return newValues(0) }
+
+// newValues is an empty map with room for the plain values of n nodes.
+func newValues(n int) *Values {
+	return &Values{m: map[addr.Node]cty.Value{}, plain: make(map[addr.Node]plainValue, n)}
 }
 
 // NodeValue implements config.Values.
