@@ -52,7 +52,9 @@ func (p *Pipeline) EvaluateRun(n *Node, vals Values, selfOut string, granted map
 	}
 	cfg, d := n.Block.spec.decode(body, ctx)
 	diags = append(diags, d...)
-	diags = append(diags, commandSecrets(n, cfg)...)
+	if p.sensitive {
+		diags = append(diags, commandSecrets(n, cfg)...)
+	}
 	ev := &Evaluated{Config: cfg, EnvRead: rec.env}
 	if a, ok := n.Block.meta["inputs"]; ok && !n.Placeholder() {
 		var d hcl.Diagnostics
@@ -234,11 +236,14 @@ func (p *Pipeline) nodeObjects(refs []reference, vals Values, n *Node) (map[stri
 // blockValue is a block's value: an instance object, an object of for_each
 // instances, or a tuple of count instances.
 func (p *Pipeline) blockValue(blk addr.Node, vals Values) cty.Value {
+	b := p.blockOf[blk]
+	if b != nil && b.dynamic == nil && b.ForEach == nil && b.Count == nil {
+		return p.valueOf(blk, vals) // one instance: the block's own address
+	}
 	insts, known := p.blockInstances(blk)
 	if !known {
 		return cty.DynamicVal // a dynamic block before its expansion
 	}
-	b := p.blockOf[blk]
 	switch {
 	case b != nil && b.ForEach != nil:
 		m := make(map[string]cty.Value, len(insts))

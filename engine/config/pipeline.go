@@ -61,6 +61,7 @@ type Pipeline struct {
 	instances map[addr.Node][]addr.Node // block address -> its instances, in order
 	blockOf   map[addr.Node]*Block
 	vars      cty.Value // object of variable values
+	sensitive bool      // a variable is declared sensitive (commandSecrets)
 	reads     readLog
 	specs     map[string]kindSpec // by kind name, computed once
 	staticMu  sync.Mutex

@@ -39,6 +39,7 @@ func (p *Pipeline) markSensitiveVariables() {
 		if v.Sensitive && v.Value != cty.NilVal {
 			v.Value = v.Value.Mark(sensitiveVariable(name))
 			vals[name] = v.Value
+			p.sensitive = true
 		}
 	}
 	if len(vals) > 0 {
@@ -47,7 +48,8 @@ func (p *Pipeline) markSensitiveVariables() {
 }
 
 // commandSecrets refuses each sensitive variable in a command of cfg, n's
-// evaluated configuration: one error per command and variable.
+// evaluated configuration: one error per command and variable. Only a
+// variable declared sensitive marks a value so (Pipeline.sensitive).
 func commandSecrets(n *Node, cfg cty.Value) hcl.Diagnostics {
 	if cfg == cty.NilVal || !cfg.ContainsMarked() {
 		return nil

@@ -77,11 +77,32 @@ var haveBash = sync.OnceValue(func() bool {
 // whose subject is what it is about (shell, env.NAME, umask). The private
 // home and temporary folders differ from run to run, so the key says they
 // are private, not where they are.
+// Every node of a pipeline has nearly always the same contract, so the
+// lines of one with the default environment are made once for each shell
+// and shared: they are only read.
 func (c Contract) KeyLines() []hash.Line {
-	env := defaultEnvLines()
 	if !slices.Equal(c.Env, DefaultEnv) {
-		env = envLines(c.Env)
+		return c.keyLines(envLines(c.Env))
 	}
+	k := sharedLinesKey{shell: strings.Join(c.Shell, "\x00"), fixed: c.Fixed}
+	if lines, ok := sharedLines.Load(k); ok {
+		return lines.([]hash.Line)
+	}
+	lines := slices.Clip(c.keyLines(defaultEnvLines()))
+	sharedLines.Store(k, lines)
+	return lines
+}
+
+// sharedLines holds the key lines of contracts with the default
+// environment, by sharedLinesKey.
+var sharedLines sync.Map
+
+type sharedLinesKey struct {
+	shell string
+	fixed bool
+}
+
+func (c Contract) keyLines(env []hash.Line) []hash.Line {
 	lines := make([]hash.Line, 0, len(env)+5)
 	lines = append(lines, runLine("shell", strings.Join(c.Shell, " ")))
 	lines = append(append(lines, env...), privateLines()...)
