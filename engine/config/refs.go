@@ -130,7 +130,7 @@ func specVariables(b *Block) []hcl.Traversal {
 // by the range of the KIND.NAME they index.
 func (p *Pipeline) scan(travs []hcl.Traversal, blocks map[addr.Node]*Block, inNode bool, indexes map[rangeKey]hcl.Expression) ([]reference, []string, bool, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
-	var refs []reference
+	refs := make([]reference, 0, len(travs))
 	var locals []string
 	selfOut := false
 	for _, t := range travs {
