@@ -41,7 +41,7 @@ func decodeMetrics(blk *Block, blocks hcl.Blocks) hcl.Diagnostics {
 	return diags
 }
 
-func decodeBlock(k kind.Kind, spec kindSpec, b *hcl.Block) (*Block, hcl.Diagnostics) {
+func decodeBlock(k kind.Kind, spec *kindSpec, b *hcl.Block) (*Block, hcl.Diagnostics) {
 	content, remain, diags := b.Body.PartialContent(metaSchema())
 	if len(content.Attributes) == 0 && len(content.Blocks) == 0 && len(diags) == 0 {
 		// Nothing was taken out: the remaining body is the block's own,

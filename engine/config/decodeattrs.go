@@ -48,7 +48,7 @@ func attrDecoding(spec hcldec.ObjectSpec) []specAttr {
 }
 
 // decode is hcldec.Decode(body, s.spec, ctx).
-func (s kindSpec) decode(body hcl.Body, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+func (s *kindSpec) decode(body hcl.Body, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 	if v, diags, ok := decodeAttrs(body, s.decoding, ctx); ok {
 		return v, diags
 	}

@@ -186,7 +186,7 @@ func (p *Pipeline) decodeFiles(files []*hcl.File) hcl.Diagnostics {
 	// diagnostics keep their place among the others (slots).
 	type nodeBlock struct {
 		k    kind.Kind
-		spec kindSpec
+		spec *kindSpec
 		b    *hcl.Block
 		slot int
 	}

@@ -63,7 +63,7 @@ type Pipeline struct {
 	vars      cty.Value // object of variable values
 	sensitive bool      // a variable is declared sensitive (commandSecrets)
 	reads     readLog
-	specs     map[string]kindSpec // by kind name, computed once
+	specs     map[string]*kindSpec // by kind name, computed once
 	staticMu  sync.Mutex
 	static    map[string]staticLocal // locals that reference no node, evaluated once
 	dynMu     sync.RWMutex
@@ -135,7 +135,7 @@ type Output struct {
 // Block is a node block before expansion.
 type Block struct {
 	Kind      kind.Kind
-	spec      kindSpec
+	spec      *kindSpec
 	Name      string
 	DeclRange hcl.Range
 	// Source is the whole block in its file, from its type to its closing
@@ -319,7 +319,7 @@ func specAttrs(spec hcldec.ObjectSpec) (names []string, ok bool) {
 	return names, true
 }
 
-func (p *Pipeline) spec(k kind.Kind) kindSpec {
+func (p *Pipeline) spec(k kind.Kind) *kindSpec {
 	if s, ok := p.specs[k.Name()]; ok {
 		return s
 	}
@@ -328,11 +328,11 @@ func (p *Pipeline) spec(k kind.Kind) kindSpec {
 	for _, m := range metaArgs {
 		schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: m})
 	}
-	s := kindSpec{spec: spec, schema: schema}
+	s := &kindSpec{spec: spec, schema: schema}
 	s.attrs, s.attrsOnly = specAttrs(spec)
 	s.decoding = attrDecoding(spec)
 	if p.specs == nil {
-		p.specs = map[string]kindSpec{}
+		p.specs = map[string]*kindSpec{}
 	}
 	p.specs[k.Name()] = s
 	return s
