@@ -2,12 +2,14 @@ package plan
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/kilnbuild/kiln/engine/addr"
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/graph"
+	"github.com/kilnbuild/kiln/engine/par"
 )
 
 // DAG is a pipeline's nodes as graph vertices: vertex i is Nodes[i].
@@ -28,9 +30,9 @@ func (d *DAG) Vertex(a addr.Node) (int, bool) {
 func BuildDAG(p *config.Pipeline) (*DAG, hcl.Diagnostics) {
 	outs := inPlaceEdges(p)
 	names := make([]string, len(p.Nodes))
+	par.Each(len(names), runtime.GOMAXPROCS(0), func(i int) { names[i] = p.Nodes[i].Addr.String() })
 	d := &DAG{Nodes: p.Nodes, index: make(map[addr.Node]int, len(p.Nodes))}
 	for i, n := range p.Nodes {
-		names[i] = n.Addr.String()
 		d.index[n.Addr] = i
 	}
 	d.Graph = graph.New(names)
