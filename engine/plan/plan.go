@@ -145,7 +145,7 @@ func (d *Decider) decideWave(ctx context.Context, dag *DAG, wave []int, vals *Va
 		n := dag.Nodes[todo[i]]
 		dec := d.Decide(ctx, n, vals)
 		decided[todo[i]] = []*Decision{dec}
-		after[i] = d.afterValue(dec)
+		after[i] = d.after(dec)
 		if dec.Action == NoOp {
 			dec.Value = after[i].value()
 		}
@@ -359,9 +359,10 @@ func (v *Values) NodeValue(a addr.Node) (cty.Value, bool) {
 // SetAfter records the value dec's node has after the plan (ValueAfter),
 // without making the cty object where the value is plain: no exports.
 func (v *Values) SetAfter(d *Decider, dec *Decision) {
-	v.setAfter(dec.Node.Addr, d.afterValue(dec))
+	v.setAfter(dec.Node.Addr, d.after(dec))
 }
 
+// setAfter records x, node a's value after the plan.
 func (v *Values) setAfter(a addr.Node, x afterValue) {
 	if !x.isPlain {
 		v.Set(a, x.full)
@@ -387,9 +388,9 @@ func (x afterValue) value() cty.Value {
 	return x.full
 }
 
-// afterValue is ValueAfter(dec), made into a cty object only where the
+// after is ValueAfter(dec), made into a cty object only where the
 // node exports more than out, digest and blocked.
-func (d *Decider) afterValue(dec *Decision) afterValue {
+func (d *Decider) after(dec *Decision) afterValue {
 	rec := resultAfter(dec)
 	if len(exportsOf(dec)) > 0 || rec != nil && hasExports(rec.Attrs) {
 		return afterValue{full: d.ValueAfter(dec)}
