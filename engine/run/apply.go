@@ -81,6 +81,9 @@ type Applier struct {
 	// held keeps the run folders of upstream results open for the rules
 	// of the sealed runs that read them.
 	held *sandbox.Held
+	// runTemps are the private temporary folders of sealed runs that
+	// ended, emptied for the next (runtemp.go).
+	runTemps *runTemps
 	// folders are the run folders upstream results lie in, by stable link
 	// (resultFolder).
 	folders sync.Map // string → resultAt
@@ -128,6 +131,8 @@ func (a *Applier) Apply(ctx context.Context) (*Result, error) {
 	a.Decider.Pools = a.Options.Pools
 	a.held = sandbox.NewHeld()
 	defer a.held.Close()
+	a.runTemps = &runTemps{}
+	defer a.runTemps.close()
 	dag := a.DAG
 	tasks, verts, prio := a.taskGraph()
 	a.vals = plan.NewValues()

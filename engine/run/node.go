@@ -322,7 +322,7 @@ func (a *Applier) runKind(ctx context.Context, dec *plan.Decision, entry, dir st
 	if err != nil {
 		return nil, 0, err
 	}
-	defer sealed.remove()
+	defer sealed.remove(a.runTemps)
 	if a.traced(n) && !remote {
 		defer func() { a.traces.Store(n.Addr, a.traceReport(dec, sealed, log.path)) }()
 	}

@@ -2,7 +2,6 @@ package run
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,7 +66,7 @@ func (a *Applier) seal(dec *plan.Decision, dir string, cfg cty.Value, local bool
 		}
 	case local:
 		var err error
-		if s.tmp, err = makeRunTemp(); err != nil {
+		if s.tmp, err = a.runTemps.get(); err != nil {
 			return nil, err
 		}
 	}
@@ -312,46 +311,18 @@ func (s *sealedRun) env(base []string) []string {
 	return plan.MergeEnv(env, tempEnv(s.tmp)...)
 }
 
-// remove removes the run's temporary folder, whatever the run left in it.
-func (s *sealedRun) remove() {
+// remove gives the run's temporary folder back to the apply, which empties
+// it for another run (runtemp.go).
+func (s *sealedRun) remove(temps *runTemps) {
 	if s != nil && !s.keep {
-		removeRunTemp(s.tmp)
+		temps.put(s.tmp)
 	}
-}
-
-// makeRunTemp makes a run's private temporary folder, with its home
-// folder inside.
-func makeRunTemp() (string, error) {
-	tmp, err := os.MkdirTemp("", "kiln-run-")
-	if err != nil {
-		return "", fmt.Errorf("the run's temporary folder: %w", err)
-	}
-	if err := os.Mkdir(filepath.Join(tmp, "home"), 0o700); err != nil {
-		_ = os.RemoveAll(tmp)
-		return "", fmt.Errorf("the run's home folder: %w", err)
-	}
-	return tmp, nil
 }
 
 // tempEnv points TMPDIR and HOME into a run's private temporary folder;
 // a node's own env may set HOME elsewhere.
 func tempEnv(tmp string) []string {
 	return []string{"TMPDIR=" + tmp, "HOME=" + filepath.Join(tmp, "home")}
-}
-
-// removeRunTemp removes a run's temporary folder, whatever the run left in
-// it (read-only folders included).
-func removeRunTemp(tmp string) {
-	if tmp == "" {
-		return
-	}
-	_ = filepath.WalkDir(tmp, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o755)
-		}
-		return nil
-	})
-	_ = os.RemoveAll(tmp)
 }
 
 // writableOutput is the path to allow for an in-place output: the output,
