@@ -50,6 +50,9 @@ type Options struct {
 	DebugPlan func(string)
 	// NoMemo makes every plan decide every node (KILN_NO_QUICK=1).
 	NoMemo bool
+	// VerifyDirect evaluates every node read without HCL with HCL as well,
+	// and makes a difference an error (KILN_PLAN_VERIFY=1; config.Options).
+	VerifyDirect bool
 	// StateDir is the state folder; default: .kiln beside the pipeline.
 	StateDir string
 	// StrictLock makes a build that does not reproduce the digest
@@ -113,7 +116,7 @@ func Open(o Options) (*Workspace, hcl.Diagnostics, error) {
 	if dir, ok := config.StateDirOf(o.Path, o.StateDir); ok {
 		early = readState(dir)
 	}
-	p, diags := config.Load(o.Path, config.Options{StateDir: o.StateDir, Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles, MaxDynamic: o.MaxDynamic})
+	p, diags := config.Load(o.Path, config.Options{StateDir: o.StateDir, Kinds: o.Kinds, Vars: o.Vars, VarFiles: o.VarFiles, MaxDynamic: o.MaxDynamic, VerifyDirect: o.VerifyDirect})
 	if diags.HasErrors() {
 		return &Workspace{pipeline: p}, diags, nil
 	}

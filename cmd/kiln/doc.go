@@ -12,7 +12,8 @@
 // computed with its lines; KILN_NO_QUICK=1 makes plan and apply skip the
 // memo (engine/memo); KILN_DEBUG_PLAN=1 says why the quick answers were
 // or were not used, and KILN_PLAN_VERIFY=1 checks each one against the full
-// plan (verify.go); KILN_CPUPROFILE=FILE writes a CPU profile of the
+// plan (verify.go) and each node evaluated without HCL against HCL's
+// evaluation (engine/config, direct.go); KILN_CPUPROFILE=FILE writes a CPU profile of the
 // command and KILN_MEMPROFILE=FILE a heap profile taken as it ends;
 // KILN_MAX_INSTANCES=N bounds the instances of a for_each or count
 // that reads another node's result (default 100,000); KILN_CACHE_URL names

@@ -16,7 +16,9 @@ import (
 // save time, and this is how a change to it is caught. Agreement is said
 // on standard error with the number of nodes verified, or, when
 // KILN_PLAN_VERIFY_LOG names a file, appended to that file (the test
-// suite counts them there without changing what commands print).
+// suite counts them there without changing what commands print). It also
+// makes every node that engine/config evaluates without HCL be evaluated
+// with HCL too, and a difference an error (engine/config, direct.go).
 
 // verifying reports whether quick answers are to be checked.
 func (c *cli) verifying() bool { return c.getenv("KILN_PLAN_VERIFY") != "" }

@@ -61,6 +61,7 @@ func (c *cli) open(p *pipelineArgs, path string, d decision) (*engine.Workspace,
 	}
 	o.DebugPlan = c.debugPlan()
 	o.NoMemo = d.full || c.getenv("KILN_NO_QUICK") != ""
+	o.VerifyDirect = c.verifying()
 	if c.getenv("KILN_DEBUG_KEY") != "" {
 		var mu sync.Mutex
 		o.DebugKey = func(a addr.Node, key string, lines []string) {

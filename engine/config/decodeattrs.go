@@ -49,11 +49,21 @@ func attrDecoding(spec hcldec.ObjectSpec) []specAttr {
 
 // decode is hcldec.Decode(body, s.spec, ctx).
 func (s *kindSpec) decode(body hcl.Body, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
-	if v, diags, ok := decodeAttrs(body, s.decoding, ctx); ok {
-		return v, diags
+	if syn, native := body.(*hclsyntax.Body); native {
+		eval := func(a *hclsyntax.Attribute, spec *hcldec.AttrSpec) (cty.Value, hcl.Diagnostics, bool) {
+			v, diags := decodeAttr(a, spec, ctx)
+			return v, diags, true
+		}
+		if v, diags, ok := decodeAttrs(syn, s.decoding, eval); ok {
+			return v, diags
+		}
 	}
 	return hcldec.Decode(body, s.spec, ctx)
 }
+
+// attrEval is one attribute's decoding (decodeAttr); ok false gives up the
+// body's.
+type attrEval func(a *hclsyntax.Attribute, spec *hcldec.AttrSpec) (v cty.Value, diags hcl.Diagnostics, ok bool)
 
 // decodeAttrs decodes a body whose content is what attrs expects, as
 // hcldec.Decode does, value for value and diagnostic for diagnostic, with
@@ -61,11 +71,11 @@ func (s *kindSpec) decode(body hcl.Body, ctx *hcl.EvalContext) (cty.Value, hcl.D
 // copies every attribute into: a node of a generated pipeline is decoded
 // in about half the allocations. ok is false for anything else: a body
 // with blocks, an attribute attrs does not name or a required one missing
-// (hcldec.Decode reports them). The body's meta-arguments are hidden
-// (Block.Body): they are not the kind's, and are passed over.
-func decodeAttrs(body hcl.Body, attrs []specAttr, ctx *hcl.EvalContext) (v cty.Value, diags hcl.Diagnostics, ok bool) {
-	syn, native := body.(*hclsyntax.Body)
-	if !native || attrs == nil || len(syn.Blocks) > 0 {
+// (hcldec.Decode reports them), or an attribute eval gives up on. The
+// body's meta-arguments are hidden (Block.Body): they are not the kind's,
+// and are passed over.
+func decodeAttrs(syn *hclsyntax.Body, attrs []specAttr, eval attrEval) (v cty.Value, diags hcl.Diagnostics, ok bool) {
+	if attrs == nil || len(syn.Blocks) > 0 {
 		return cty.NilVal, nil, false
 	}
 	for name := range syn.Attributes {
@@ -83,7 +93,9 @@ func decodeAttrs(body hcl.Body, attrs []specAttr, ctx *hcl.EvalContext) (v cty.V
 		val := a.null
 		if set {
 			var d hcl.Diagnostics
-			val, d = decodeAttr(attr, a.spec, ctx)
+			if val, d, ok = eval(attr, a.spec); !ok {
+				return cty.NilVal, nil, false
+			}
 			diags = append(diags, d...)
 		}
 		if val.IsNull() && a.def != cty.NilVal {

@@ -25,6 +25,12 @@
 // values it references are known — at plan time from state, during apply once
 // the upstream nodes finished. A Scope carries those values.
 //
+// A node whose expressions are literals, templates, lists of them and
+// plain references (KIND.NAME.out, self.out, each.key, ...) is evaluated
+// without HCL, straight from the values it names (direct.go); anything
+// else, and anything that would not give exactly HCL's value, is left to
+// HCL.
+//
 // Locals are evaluated lazily. A local that does not (transitively) reference
 // a node is evaluated once and cached; one that does is evaluated again for each
 // node that uses it, against that node's scope. Locals never become graph

@@ -45,6 +45,19 @@ func (p *Pipeline) EvaluateRun(n *Node, vals Values, selfOut string, granted map
 	if body == nil {
 		return nil, forgotten(n)
 	}
+	direct, isDirect := p.evaluateDirect(n, vals, selfOut, body)
+	if isDirect && !p.verifyDirect {
+		return direct, nil
+	}
+	ev, diags := p.evaluateHCL(n, vals, selfOut, granted, body)
+	if isDirect {
+		diags = append(diags, directDiffers(n, direct, ev, diags)...)
+	}
+	return ev, diags
+}
+
+// evaluateHCL is EvaluateRun with HCL.
+func (p *Pipeline) evaluateHCL(n *Node, vals Values, selfOut string, granted map[string]int64, body hcl.Body) (*Evaluated, hcl.Diagnostics) {
 	rec := newReads()
 	ctx, diags := p.nodeContext(n, vals, selfOut, granted, rec)
 	if diags.HasErrors() {

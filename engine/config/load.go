@@ -28,6 +28,9 @@ type Options struct {
 	// MaxDynamic bounds the instances of one block whose for_each or count
 	// reads another node's result (DefaultMaxDynamic when 0).
 	MaxDynamic int
+	// VerifyDirect evaluates every node that evaluateDirect reads with HCL
+	// as well, and makes a difference an error (KILN_PLAN_VERIFY=1).
+	VerifyDirect bool
 }
 
 // Load reads the pipeline at path: one .hcl file, or every *.hcl file in a folder.
@@ -39,6 +42,7 @@ func Load(path string, o Options) (*Pipeline, hcl.Diagnostics) {
 	p := &Pipeline{Root: root, recordReads: o.RecordReads, Kinds: map[string]kind.Kind{}, Variables: map[string]*Variable{}, Locals: map[string]*Local{}}
 	p.StateDir = stateDir(root, o.StateDir)
 	p.maxDyn = o.MaxDynamic
+	p.verifyDirect = o.VerifyDirect
 	for _, k := range o.Kinds {
 		p.Kinds[k.Name()] = k
 	}

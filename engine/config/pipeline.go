@@ -69,9 +69,11 @@ type Pipeline struct {
 	dynMu     sync.RWMutex
 	expanded  map[addr.Node]*expansion // dynamic blocks expanded so far, by block address
 	maxDyn    int                      // Options.MaxDynamic
-	pathOnce  sync.Once
-	path      cty.Value                       // path, made once (pathValue)
-	selfPH    atomic.Pointer[selfPlaceholder] // see Pipeline.selfValue
+	// verifyDirect is Options.VerifyDirect.
+	verifyDirect bool
+	pathOnce     sync.Once
+	path         cty.Value                       // path, made once (pathValue)
+	selfPH       atomic.Pointer[selfPlaceholder] // see Pipeline.selfValue
 }
 
 // Node returns the instance at a, or nil. The instances of a dynamic block

@@ -356,6 +356,29 @@ func (v *Values) NodeValue(a addr.Node) (cty.Value, bool) {
 	return x, ok
 }
 
+// NodeString implements config.NodeStrings: out, digest or blocked of a
+// node whose value is kept as its strings.
+func (v *Values) NodeString(a addr.Node, attr string) (cty.Value, bool) {
+	v.mu.RLock()
+	p, ok := v.plain[a]
+	v.mu.RUnlock()
+	if !ok {
+		return cty.NilVal, false
+	}
+	switch attr {
+	case "out":
+		return cty.StringVal(p.out), true
+	case "blocked":
+		return cty.StringVal(p.blocked), true
+	case "digest":
+		if p.known {
+			return cty.StringVal(p.digest), true
+		}
+		return cty.UnknownVal(cty.String), true
+	}
+	return cty.NilVal, false
+}
+
 // SetAfter records the value dec's node has after the plan (ValueAfter),
 // without making the cty object where the value is plain: no exports.
 func (v *Values) SetAfter(d *Decider, dec *Decision) {
@@ -435,12 +458,9 @@ func hasExports(attrs map[string]string) bool {
 // blockedOf is why node a cannot run here, as its value in vals says; ""
 // when it can.
 func blockedOf(vals config.Values, a addr.Node) string {
-	if v, ok := vals.(*Values); ok {
-		v.mu.RLock()
-		p, plain := v.plain[a]
-		v.mu.RUnlock()
-		if plain {
-			return p.blocked
+	if s, ok := vals.(config.NodeStrings); ok {
+		if b, plain := s.NodeString(a, "blocked"); plain {
+			return b.AsString()
 		}
 	}
 	if v, ok := vals.NodeValue(a); ok && v.Type().IsObjectType() && v.Type().HasAttribute("blocked") {
@@ -481,6 +501,14 @@ type onceValue struct {
 	a  addr.Node
 	v  cty.Value
 	ok bool
+}
+
+// NodeString implements config.NodeStrings where the values it reads do.
+func (o *onceValues) NodeString(a addr.Node, attr string) (cty.Value, bool) {
+	if s, ok := o.vals.(config.NodeStrings); ok {
+		return s.NodeString(a, attr)
+	}
+	return cty.NilVal, false
 }
 
 func (o *onceValues) NodeValue(a addr.Node) (cty.Value, bool) {
