@@ -20,8 +20,8 @@ import (
 // each referenced node's object), most of what deciding such a node costs.
 // evaluateDirect reads those expressions straight from the values they
 // name instead: a literal, a template, a list of them, and references to
-// self.out, path.root, each.key, count.index and KIND.NAME.ATTR of a
-// single-instance node. It takes only what it gives exactly as HCL would —
+// self.out, path.root, each.key, count.index, KIND.NAME.ATTR of a
+// single-instance node and KIND.NAME[KEY].ATTR of one the node depends on. It takes only what it gives exactly as HCL would —
 // known strings, no marks, no conversion beyond the spec's — and gives up
 // (false) at anything else, so that HCL evaluates the node and says what
 // is wrong: a diagnostic, an unknown value and its refinements, a
@@ -49,7 +49,7 @@ type direct struct {
 func (p *Pipeline) evaluateDirect(n *Node, vals Values, selfOut string, body hcl.Body) (*Evaluated, bool) {
 	b := n.Block
 	syn, native := body.(*hclsyntax.Body)
-	if !native || b.spec.decoding == nil || p.sensitive || len(b.locals) > 0 || b.callsEnv || n.Placeholder() || len(n.partial) > 0 {
+	if !native || b.spec.decoding == nil || p.sensitive || b.bodyLocals || b.callsEnv || n.Placeholder() || !p.localsReadNothing(b, vals) {
 		return nil, false
 	}
 	for _, name := range envExtensionArgs {
@@ -72,6 +72,18 @@ func (p *Pipeline) evaluateDirect(n *Node, vals Values, selfOut string, body hcl
 		return nil, false
 	}
 	return ev, true
+}
+
+// localsReadNothing reports whether the locals b's for_each or count uses
+// read no variable of the environment and no file: HCL's evaluation of each
+// node counts their reads as the node's own.
+func (p *Pipeline) localsReadNothing(b *Block, vals Values) bool {
+	if len(b.locals) == 0 {
+		return true
+	}
+	rec := newReads()
+	_, diags := p.localValues(b, vals, rec)
+	return !diags.HasErrors() && len(rec.env) == 0 && len(rec.files) == 0
 }
 
 // attr is an attribute's value as decodeAttr gives it, when direct reads it.
@@ -116,6 +128,23 @@ func (d *direct) value(e hcl.Expression) (cty.Value, bool) {
 		return d.template(e)
 	case *hclsyntax.ScopeTraversalExpr:
 		return d.traversal(e.Traversal)
+	case *hclsyntax.RelativeTraversalExpr:
+		// KIND.NAME[KEY].ATTR with a KEY the parser does not take as a
+		// literal step (each.key).
+		idx, ok := e.Source.(*hclsyntax.IndexExpr)
+		if !ok || len(e.Traversal) != 1 {
+			return cty.NilVal, false
+		}
+		attr, ok := e.Traversal[0].(hcl.TraverseAttr)
+		coll, isRef := idx.Collection.(*hclsyntax.ScopeTraversalExpr)
+		if !ok || !isRef {
+			return cty.NilVal, false
+		}
+		key, ok := d.value(idx.Key)
+		if !ok || !plainString(key) {
+			return cty.NilVal, false
+		}
+		return d.instanceAttr(coll.Traversal, key.AsString(), attr.Name)
 	case *hclsyntax.TupleConsExpr:
 		if len(e.Exprs) == 0 {
 			return cty.EmptyTupleVal, true
@@ -171,6 +200,15 @@ func plainString(v cty.Value) bool {
 
 // traversal is the value of a reference direct reads.
 func (d *direct) traversal(t hcl.Traversal) (cty.Value, bool) {
+	if len(t) == 4 {
+		// KIND.NAME["KEY"].ATTR
+		key, isIndex := t[2].(hcl.TraverseIndex)
+		attr, isAttr := t[3].(hcl.TraverseAttr)
+		if !isIndex || !isAttr || !plainString(key.Key) {
+			return cty.NilVal, false
+		}
+		return d.instanceAttr(t[:2], key.Key.AsString(), attr.Name)
+	}
 	if len(t) < 2 || len(t) > 3 {
 		return cty.NilVal, false
 	}
@@ -201,6 +239,31 @@ func (d *direct) traversal(t hcl.Traversal) (cty.Value, bool) {
 	if b == nil || b.dynamic != nil || b.ForEach != nil || b.Count != nil {
 		return cty.NilVal, false
 	}
+	return d.nodeAttr(a, second)
+}
+
+// instanceAttr is ATTR of the instance KEY of the for_each block KIND.NAME
+// (block), when the node depends on that instance: HCL gives the node
+// only those of a block it indexes instance by instance.
+func (d *direct) instanceAttr(block hcl.Traversal, key, attr string) (cty.Value, bool) {
+	name, ok := attrStep(block, 1)
+	if !ok || len(block) != 2 {
+		return cty.NilVal, false
+	}
+	a := addr.Node{Kind: block.RootName(), Name: name}
+	b := d.p.blockOf[a]
+	if b == nil || b.dynamic != nil || b.ForEach == nil {
+		return cty.NilVal, false
+	}
+	a.Key = addr.StringKey(key)
+	if !slices.Contains(d.n.Deps, a) {
+		return cty.NilVal, false
+	}
+	return d.nodeAttr(a, attr)
+}
+
+// nodeAttr is ATTR of node a's value, a known object's attribute.
+func (d *direct) nodeAttr(a addr.Node, second string) (cty.Value, bool) {
 	if s, ok := d.vals.(NodeStrings); ok {
 		if v, ok := s.NodeString(a, second); ok {
 			return v, true

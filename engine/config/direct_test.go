@@ -43,7 +43,8 @@ variable "secret" {
   default = "x"
 }
 locals {
-  l = "local"
+  l      = "local"
+  ids    = toset(["i1", "i2"])
 }
 exec "a" {
   command = "echo a > $KILN_OUT/x"
@@ -83,6 +84,18 @@ exec "call" {
 exec "instance" {
   command = "echo ${exec.each["k1"].out}"
 }
+exec "s0" {
+  for_each = local.ids
+  command  = "echo ${each.key} > $KILN_OUT/x"
+}
+exec "s1" {
+  for_each = local.ids
+  command  = "cat ${exec.s0[each.key].out}/x"
+}
+exec "other" {
+  for_each = local.ids
+  command  = "cat ${exec.s0["i1"].out}/x ${exec.s0[each.key].digest}"
+}
 exec "follows" {
   for_each = exec.each
   command  = "echo ${each.value.out}"
@@ -111,10 +124,11 @@ exec "env" {
 	direct := map[string]bool{
 		`exec.a`: true, `exec.b`: true, `exec.known`: true, `exec.each["k1"]`: true, `exec.each["k2"]`: true,
 		`exec.counted[0]`: true, `exec.counted[1]`: true, `exec.wrapped`: true, `exec.number`: true, `exec.argv`: true,
-		`exec.bool`: true,
+		`exec.bool`: true, `exec.instance`: true, `exec.s0["i1"]`: true, `exec.s0["i2"]`: true, `exec.s1["i1"]`: true,
+		`exec.s1["i2"]`: true, `exec.other["i1"]`: true,
 	}
 	for _, withStrings := range []bool{false, true} {
-		tv := &testValues{p: p, digests: map[string]cty.Value{"exec.a": cty.StringVal("d41d8c")}}
+		tv := &testValues{p: p, digests: map[string]cty.Value{"exec.a": cty.StringVal("d41d8c"), `exec.s0["i1"]`: cty.StringVal("e3b0c4")}}
 		var vals Values = tv
 		if withStrings {
 			vals = stringValues{tv}
