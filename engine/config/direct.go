@@ -21,7 +21,8 @@ import (
 // evaluateDirect reads those expressions straight from the values they
 // name instead: a literal, a template, a list of them, and references to
 // self.out, path.root, each.key, count.index, KIND.NAME.ATTR of a
-// single-instance node and KIND.NAME[KEY].ATTR of one the node depends on. It takes only what it gives exactly as HCL would —
+// single-instance node, KIND.NAME[KEY].ATTR of one the node depends on and
+// each.value.ATTR of the instance a for_each = KIND.NAME follows. It takes only what it gives exactly as HCL would —
 // known strings, no marks, no conversion beyond the spec's — and gives up
 // (false) at anything else, so that HCL evaluates the node and says what
 // is wrong: a diagnostic, an unknown value and its refinements, a
@@ -231,6 +232,13 @@ func (d *direct) traversal(t hcl.Traversal) (cty.Value, bool) {
 		return cty.NilVal, false
 	}
 	second, ok := attrStep(t, 2)
+	if ok && root == "each" && first == "value" && d.n.Each != nil {
+		// for_each = KIND.NAME: each.value is the followed instance's.
+		if src, follows := d.n.followed(); follows {
+			return d.nodeAttr(src, second)
+		}
+		return cty.NilVal, false
+	}
 	if _, isKind := d.p.Kinds[root]; !ok || !isKind {
 		return cty.NilVal, false
 	}

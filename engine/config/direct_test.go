@@ -125,7 +125,7 @@ exec "env" {
 		`exec.a`: true, `exec.b`: true, `exec.known`: true, `exec.each["k1"]`: true, `exec.each["k2"]`: true,
 		`exec.counted[0]`: true, `exec.counted[1]`: true, `exec.wrapped`: true, `exec.number`: true, `exec.argv`: true,
 		`exec.bool`: true, `exec.instance`: true, `exec.s0["i1"]`: true, `exec.s0["i2"]`: true, `exec.s1["i1"]`: true,
-		`exec.s1["i2"]`: true, `exec.other["i1"]`: true,
+		`exec.s1["i2"]`: true, `exec.other["i1"]`: true, `exec.follows["k1"]`: true, `exec.follows["k2"]`: true,
 	}
 	for _, withStrings := range []bool{false, true} {
 		tv := &testValues{p: p, digests: map[string]cty.Value{"exec.a": cty.StringVal("d41d8c"), `exec.s0["i1"]`: cty.StringVal("e3b0c4")}}
