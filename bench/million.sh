@@ -136,7 +136,7 @@ rm -f "$OUT/time.txt"
 {
 	echo "$N instances ($BLOCKS for_each blocks of $PER); medians of $REPS plans; load average $LOAD_START before, $LOAD_END after, $(nproc) cores"
 	echo
-	awk -F'\t' '
+	awk -F'\t' -v scale="$(awk -v n="$N" 'BEGIN {print n / 100000}')" '
 	NR == 1 { next }
 	{ c[$1]++; t[$1, c[$1]] = $4; m[$1, c[$1]] = $5 / 1024; u[$1, c[$1]] = $6 }
 	function med(arr, k,    i, j, x, v, n) {
@@ -146,11 +146,19 @@ rm -f "$OUT/time.txt"
 		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 	}
 	END {
-		f = "| %-36s | %9s | %9s | %8s |\n"
-		printf f, "measure (median)", "wall (s)", "CPU (s)", "peak MB"
-		printf "|--------------------------------------|-----------|-----------|----------|\n"
+		f = "| %-36s | %9s | %9s | %8s | %-28s |\n"
+		printf f, "measure (median)", "wall (s)", "CPU (s)", "peak MB", "target (scaled, see below)"
+		printf "|--------------------------------------|-----------|-----------|----------|------------------------------|\n"
 		split("million-fresh-plan million-apply million-noop-settle million-noop-plan", ks, " ")
 		split("first plan, nothing built|full build, one run|first no-op plan after the apply|no-op plan", ls, "|")
-		for (i = 1; i <= 4; i++) if (c[ks[i]]) printf f, ls[i], sprintf("%.3f", med(t, ks[i])), sprintf("%.2f", med(u, ks[i])), sprintf("%.0f", med(m, ks[i]))
+		for (i = 1; i <= 4; i++) {
+			if (!c[ks[i]]) continue
+			w = med(t, ks[i]); mb = med(m, ks[i]); tgt = ""
+			if (ks[i] == "million-fresh-plan") tgt = sprintf("<= %g s, <= %g MB: %s", 20 * scale, 5000 * scale, (w <= 20 * scale && mb <= 5000 * scale) ? "met" : "MISSED")
+			if (ks[i] == "million-noop-plan") tgt = sprintf("<= %g s: %s", 5 * scale, w <= 5 * scale ? "met" : "MISSED")
+			printf f, ls[i], sprintf("%.3f", w), sprintf("%.2f", med(u, ks[i])), sprintf("%.0f", mb), tgt
+		}
+		print ""
+		print "Targets: those of the 100,000-node rows (first plan <= 2 s and 500 MB, no-op plan <= 0.5 s) times N / 100,000."
 	}' "$TSV"
 } | tee "$OUT/table.md"
