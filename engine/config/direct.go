@@ -77,14 +77,27 @@ func (p *Pipeline) evaluateDirect(n *Node, vals Values, selfOut string, body hcl
 
 // localsReadNothing reports whether the locals b's for_each or count uses
 // read no variable of the environment and no file: HCL's evaluation of each
-// node counts their reads as the node's own.
+// node counts their reads as the node's own. Such a local references no
+// node, so it is evaluated once for the pipeline (p.static), with what it
+// and the locals it uses read.
 func (p *Pipeline) localsReadNothing(b *Block, vals Values) bool {
-	if len(b.locals) == 0 {
-		return true
+	for _, name := range b.locals {
+		p.staticMu.Lock()
+		e, ok := p.static[name]
+		p.staticMu.Unlock()
+		if !ok {
+			if _, diags := p.localValues(&Block{locals: []string{name}}, vals, newReads()); diags.HasErrors() {
+				return false
+			}
+			p.staticMu.Lock()
+			e, ok = p.static[name]
+			p.staticMu.Unlock()
+		}
+		if !ok || len(e.rec.env) > 0 || len(e.rec.files) > 0 {
+			return false
+		}
 	}
-	rec := newReads()
-	_, diags := p.localValues(b, vals, rec)
-	return !diags.HasErrors() && len(rec.env) == 0 && len(rec.files) == 0
+	return true
 }
 
 // attr is an attribute's value as decodeAttr gives it, when direct reads it.
