@@ -554,6 +554,24 @@ func firstLine(s string) string {
 }
 
 // digestOf returns the digest attribute of an upstream value, if known.
+// nodeDigest is node a's digest in vals, read without making the node's
+// object where vals keeps it as its strings (config.NodeStrings).
+func nodeDigest(vals config.Values, a addr.Node) (string, bool) {
+	if s, ok := vals.(config.NodeStrings); ok {
+		if dg, plain := s.NodeString(a, "digest"); plain {
+			if !dg.IsKnown() || dg.IsNull() {
+				return "", false
+			}
+			return dg.AsString(), true
+		}
+	}
+	v, ok := vals.NodeValue(a)
+	if !ok {
+		return "", false
+	}
+	return digestOf(v)
+}
+
 func digestOf(v cty.Value) (string, bool) {
 	if !v.Type().IsObjectType() || !v.Type().HasAttribute("digest") {
 		return "", false

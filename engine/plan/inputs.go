@@ -16,7 +16,6 @@ import (
 	"github.com/kilnbuild/kiln/engine/config"
 	"github.com/kilnbuild/kiln/engine/hash"
 	"github.com/kilnbuild/kiln/engine/kind"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // keyInputs gathers everything the node's key is made of. pending lists the
@@ -87,10 +86,7 @@ func (d *Decider) upstreamsOf(n *config.Node, dec *Decision, vals config.Values)
 		if dep.Key.All {
 			u.digest, ok = d.allDigest(dep, vals)
 		} else {
-			var v cty.Value
-			if v, ok = vals.NodeValue(dep); ok {
-				u.digest, ok = digestOf(v)
-			}
+			u.digest, ok = nodeDigest(vals, dep)
 		}
 		if !ok {
 			pending = append(pending, dep)
@@ -144,11 +140,7 @@ func (d *Decider) allDigest(all addr.Node, vals config.Values) (string, bool) {
 	}
 	lines := make([]string, 0, len(insts))
 	for _, n := range insts {
-		v, ok := vals.NodeValue(n.Addr)
-		if !ok {
-			return "", false
-		}
-		dg, ok := digestOf(v)
+		dg, ok := nodeDigest(vals, n.Addr)
 		if !ok {
 			return "", false
 		}
