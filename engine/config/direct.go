@@ -21,13 +21,14 @@ import (
 // evaluateDirect reads those expressions straight from the values they
 // name instead: a literal, a template, a list of them, and references to
 // self.out, path.root, each.key, count.index, KIND.NAME.ATTR of a
-// single-instance node, KIND.NAME[KEY].ATTR of one the node depends on and
-// each.value.ATTR of the instance a for_each = KIND.NAME follows. It takes only what it gives exactly as HCL would —
-// known strings, no marks, no conversion beyond the spec's — and gives up
-// (false) at anything else, so that HCL evaluates the node and says what
-// is wrong: a diagnostic, an unknown value and its refinements, a
-// sensitive value, a local, a function call. KILN_PLAN_VERIFY=1 evaluates
-// every node both ways and fails on a difference (VerifyDirect).
+// single-instance node, KIND.NAME[KEY].ATTR of an instance the node
+// depends on and each.value.ATTR of the instance a for_each = KIND.NAME
+// follows. It takes only what it gives exactly as HCL would — known
+// values, no marks, no conversion but a template's and the spec's — and
+// gives up (false) at anything else, so that HCL evaluates the node and
+// says what is wrong: a diagnostic, an unknown value and its refinements,
+// a null, a sensitive value, a local, a function call. KILN_PLAN_VERIFY=1
+// evaluates every node both ways and fails on a difference (VerifyDirect).
 
 // NodeStrings is what Values may offer besides NodeValue: one string
 // attribute of a node (out, digest, blocked) without making the node's
@@ -64,7 +65,7 @@ func (p *Pipeline) evaluateDirect(n *Node, vals Values, selfOut string, body hcl
 		return nil, false
 	}
 	ev := &Evaluated{Config: cfg, EnvRead: map[string]string{}}
-	if a, set := b.meta["inputs"]; set && !n.Placeholder() {
+	if a, set := b.meta["inputs"]; set {
 		if ev.Inputs, ok = d.strings(a.Expr); !ok {
 			return nil, false
 		}
@@ -143,22 +144,7 @@ func (d *direct) value(e hcl.Expression) (cty.Value, bool) {
 	case *hclsyntax.ScopeTraversalExpr:
 		return d.traversal(e.Traversal)
 	case *hclsyntax.RelativeTraversalExpr:
-		// KIND.NAME[KEY].ATTR with a KEY the parser does not take as a
-		// literal step (each.key).
-		idx, ok := e.Source.(*hclsyntax.IndexExpr)
-		if !ok || len(e.Traversal) != 1 {
-			return cty.NilVal, false
-		}
-		attr, ok := e.Traversal[0].(hcl.TraverseAttr)
-		coll, isRef := idx.Collection.(*hclsyntax.ScopeTraversalExpr)
-		if !ok || !isRef {
-			return cty.NilVal, false
-		}
-		key, ok := d.value(idx.Key)
-		if !ok || !plainString(key) {
-			return cty.NilVal, false
-		}
-		return d.instanceAttr(coll.Traversal, key.AsString(), attr.Name)
+		return d.indexed(e)
 	case *hclsyntax.TupleConsExpr:
 		if len(e.Exprs) == 0 {
 			return cty.EmptyTupleVal, true
@@ -174,6 +160,25 @@ func (d *direct) value(e hcl.Expression) (cty.Value, bool) {
 		return cty.TupleVal(elems), true
 	}
 	return cty.NilVal, false
+}
+
+// indexed is KIND.NAME[KEY].ATTR where KEY is not a literal step of the
+// reference (each.key).
+func (d *direct) indexed(e *hclsyntax.RelativeTraversalExpr) (cty.Value, bool) {
+	idx, isIndex := e.Source.(*hclsyntax.IndexExpr)
+	if !isIndex || len(e.Traversal) != 1 {
+		return cty.NilVal, false
+	}
+	attr, isAttr := e.Traversal[0].(hcl.TraverseAttr)
+	block, isRef := idx.Collection.(*hclsyntax.ScopeTraversalExpr)
+	if !isAttr || !isRef {
+		return cty.NilVal, false
+	}
+	key, ok := d.value(idx.Key)
+	if !ok || !plainString(key) {
+		return cty.NilVal, false
+	}
+	return d.instanceAttr(block.Traversal, key.AsString(), attr.Name)
 }
 
 // template is a template of known values, joined as strings.
@@ -283,18 +288,19 @@ func (d *direct) instanceAttr(block hcl.Traversal, key, attr string) (cty.Value,
 	return d.nodeAttr(a, attr)
 }
 
-// nodeAttr is ATTR of node a's value, a known object's attribute.
-func (d *direct) nodeAttr(a addr.Node, second string) (cty.Value, bool) {
+// nodeAttr is attribute attr of node a's value, which must be a known
+// object.
+func (d *direct) nodeAttr(a addr.Node, attr string) (cty.Value, bool) {
 	if s, ok := d.vals.(NodeStrings); ok {
-		if v, ok := s.NodeString(a, second); ok {
+		if v, ok := s.NodeString(a, attr); ok {
 			return v, true
 		}
 	}
 	v := d.p.valueOf(a, d.vals)
-	if !v.IsKnown() || v.IsNull() || v.IsMarked() || !v.Type().IsObjectType() || !v.Type().HasAttribute(second) {
+	if !v.IsKnown() || v.IsNull() || v.IsMarked() || !v.Type().IsObjectType() || !v.Type().HasAttribute(attr) {
 		return cty.NilVal, false
 	}
-	return v.GetAttr(second), true
+	return v.GetAttr(attr), true
 }
 
 // directDiffers is an error when the direct evaluation of n differs from
